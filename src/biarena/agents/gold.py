@@ -1,0 +1,43 @@
+"""The `gold` system: replays each question's first gold query (a benchmark self-check)."""
+
+from typing import Any
+
+from biarena.agents.system import AgentEnv, run_step
+from biarena.db import SqlProblem, transpile
+from biarena.records import Answer, Question, SystemSpec
+
+
+class GoldSystem:
+    """Answers with the gold SQL, transpiled to the database's engine when they differ."""
+
+    name = "gold"
+
+    def spec_options(self) -> dict[str, Any]:
+        """The gold system has no options."""
+        return {}
+
+    def answer(self, question: Question, env: AgentEnv) -> Answer:
+        """Replay the first gold query."""
+        system = SystemSpec(agent=self.name)
+        if not question.gold_sql:
+            return Answer(
+                question_id=question.id,
+                system=system,
+                status="error",
+                error="the question has no gold SQL",
+            )
+        gold = question.gold_sql[0]
+        source = env.databases.source_dialect(question.database)
+        engine = env.databases.get(question.database).dialect
+        try:
+            sql = transpile(gold, source, engine)
+        except SqlProblem as problem:
+            return Answer(
+                question_id=question.id,
+                system=system,
+                final_sql=gold,
+                status="error",
+                error=str(problem),
+            )
+        step, _ = run_step(env, question, sql)
+        return Answer(question_id=question.id, system=system, steps=[step], final_sql=sql)

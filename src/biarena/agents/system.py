@@ -1,0 +1,59 @@
+"""The System protocol every agent and external adapter implements, and the step helper they share."""
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from biarena.db import DatabasePool, QueryResult, SqlProblem
+from biarena.records import Answer, Benchmark, Question, Step
+
+PREVIEW_ROWS = 20
+
+
+@dataclass
+class AgentEnv:
+    """What a system may use while answering: the benchmark and its sandboxed databases."""
+
+    benchmark: Benchmark
+    databases: DatabasePool
+
+
+class System(Protocol):
+    """A system under test: answers one question at a time."""
+
+    name: str
+
+    def spec_options(self) -> dict[str, Any]:
+        """Options that change this system's answers (stored in the run spec)."""
+        ...
+
+    def answer(self, question: Question, env: AgentEnv) -> Answer:
+        """Answer one question; failures are recorded on the Answer, not raised."""
+        ...
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    return str(value)
+
+
+def run_step(
+    env: AgentEnv, question: Question, sql: str, *, dialect: str | None = None
+) -> tuple[Step, QueryResult | None]:
+    """Run `sql` for `question` through the sandbox and record it as a Step."""
+    db = env.databases.get(question.database)
+    try:
+        result = db.execute(sql, dialect=dialect, now=env.benchmark.anchor_for(question))
+    except SqlProblem as problem:
+        return Step(sql=sql, error=str(problem), error_kind=problem.kind), None  # type: ignore[arg-type]
+    step = Step(
+        sql=sql,
+        columns=result.columns,
+        preview=[[_jsonable(v) for v in row] for row in result.rows[:PREVIEW_ROWS]],
+        row_count=result.row_count,
+        truncated=result.truncated,
+        elapsed=round(result.elapsed, 6),
+    )
+    return step, result

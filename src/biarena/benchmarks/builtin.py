@@ -1,0 +1,60 @@
+"""Built-in benchmarks by name, built on first use into the cache directory."""
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from biarena.errors import NotFoundError, did_you_mean
+from biarena.records import Benchmark
+
+Builder = Callable[[Path], None]
+"""Writes a native benchmark into the given (empty) directory."""
+
+BUILTINS: dict[str, Builder] = {}
+
+
+def cache_dir() -> Path:
+    """Return biarena's cache directory ($BIARENA_HOME, else ~/.cache/biarena)."""
+    home = os.environ.get("BIARENA_HOME")
+    base = Path(home) if home else Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "biarena"
+    return base
+
+
+def resolve_benchmark(spec: str | Path) -> Benchmark:
+    """Load a benchmark from a directory, or build/load a built-in one by name."""
+    from biarena.benchmarks.native import BENCHMARK_FILE, load_benchmark
+
+    path = Path(spec)
+    if path.is_dir():
+        return load_benchmark(path)
+    name = str(spec)
+    if name in BUILTINS:
+        target = cache_dir() / "benchmarks" / name
+        if not (target / BENCHMARK_FILE).is_file():
+            build_builtin(name, target)
+        return load_benchmark(target)
+    choices = sorted(BUILTINS)
+    listing = f" (built-ins: {', '.join(choices)})" if choices else " (no built-in benchmarks are installed)"
+    raise NotFoundError(
+        f"no benchmark directory or built-in benchmark named '{name}'{did_you_mean(name, choices)}{listing}"
+    )
+
+
+def build_builtin(name: str, target: Path) -> Path:
+    """Build built-in benchmark `name` into `target` atomically."""
+    import shutil
+    import tempfile
+
+    if name not in BUILTINS:
+        raise NotFoundError(f"unknown built-in benchmark '{name}'{did_you_mean(name, sorted(BUILTINS))}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
+    try:
+        BUILTINS[name](staging)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return target

@@ -1,0 +1,43 @@
+"""The biarena command line: one file per command; the only place that prints."""
+
+import sys
+
+import click
+import typer
+
+from biarena.cli import export_cmd, import_cmd, run_cmd, score_cmd, show_cmd
+from biarena.errors import BiarenaError
+
+app = typer.Typer(
+    name="biarena",
+    help="Benchmark, judge and rank AI data analysts on SQL databases.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(import_cmd.app, name="import")
+app.command("run")(run_cmd.run)
+app.command("score")(score_cmd.score)
+app.command("show")(show_cmd.show)
+app.command("export")(export_cmd.export)
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and exit code 2."""
+    try:
+        app(standalone_mode=False)
+    except BiarenaError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        print("aborted", file=sys.stderr)
+        sys.exit(130)
+    except click.exceptions.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        print(
+            "interrupted; what was written so far is kept (run the same command to resume)",
+            file=sys.stderr,
+        )
+        sys.exit(130)

@@ -1,0 +1,69 @@
+"""`biarena run BENCH --system NAME -o RUN`: answer a benchmark's questions into a resumable run file."""
+
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from biarena.agents import make_system
+from biarena.benchmarks import resolve_benchmark
+from biarena.cli.console import err
+from biarena.cli.options import DB_URL, TIMEOUT
+from biarena.db import DatabasePool
+from biarena.runner import (
+    RunProgress,
+    RunStore,
+    make_spec,
+    open_run,
+    run_benchmark,
+    select_questions,
+)
+
+
+def run(
+    benchmark_arg: str = typer.Argument(..., metavar="BENCH", help="Benchmark directory or built-in name."),
+    system: str = typer.Option(..., "--system", help="System to run: gold, predictions."),
+    predictions: Path | None = typer.Option(None, "--predictions", help="JSONL of {question_id, sql} (predictions)."),
+    out: Path = typer.Option(..., "-o", "--out", help="Run file to write (resumed when it exists)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    db_url: str | None = DB_URL,
+    timeout: float = TIMEOUT,
+) -> None:
+    """Run a system over a benchmark; a killed run resumes where it stopped."""
+    benchmark = resolve_benchmark(benchmark_arg)
+    options = {"predictions": predictions} if predictions is not None else {}
+    chosen = make_system(system, **options)
+    questions = select_questions(benchmark, limit)
+    pool = DatabasePool(benchmark, overrides={"*": db_url} if db_url else None, timeout=timeout)
+    pool.open_all()
+    location = str(Path(benchmark_arg).resolve()) if Path(benchmark_arg).is_dir() else benchmark_arg
+    spec = make_spec(location, benchmark, chosen, questions, {"db_url": db_url} if db_url else None)
+    unknown = getattr(chosen, "unknown_ids", None)
+    if unknown is not None and (ids := unknown({q.id for q in benchmark.questions})):
+        err.print(f"warning: {len(ids)} predictions name no question of '{benchmark.name}' (e.g. {ids[0]})")
+    with RunStore(out, create=True) as store:
+        open_run(store, spec, questions)
+        answered = len(store.answered_ids() & {q.id for q in questions})
+        if answered:
+            err.print(f"resuming {out}: {answered} of {len(questions)} questions already answered")
+        err.print(f"running '{chosen.name}' on {benchmark.name} ({len(questions)} questions) into {out}")
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("ok {task.fields[ok]} · errors {task.fields[errors]}"),
+            TimeRemainingColumn(),
+            console=err,
+            disable=not err.is_terminal,
+        ) as bar:
+            task = bar.add_task(chosen.name, total=len(questions), completed=answered, ok=answered, errors=0)
+
+            def progress(p: RunProgress) -> None:
+                bar.update(task, completed=p.done, ok=p.ok, errors=p.errors)
+
+            summary = run_benchmark(benchmark, chosen, store, pool, questions, on_progress=progress)
+    pool.close()
+    err.print(
+        f"done: {summary.answered_now} answered now, {summary.already_answered} before, "
+        f"{summary.errors} with errors; next: biarena score {out}"
+    )

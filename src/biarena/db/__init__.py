@@ -1,0 +1,28 @@
+"""Databases: read-only sandboxed execution, clock anchoring, schema description, transpilation."""
+
+from biarena.db.clock import anchor_clock
+from biarena.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Database
+from biarena.db.errors import SqlError, SqlProblem, SqlRejected, SqlTimeout
+from biarena.db.guard import check_read_only
+from biarena.db.open_database import open_database
+from biarena.db.pool import DatabasePool
+from biarena.db.result import QueryResult
+from biarena.db.schema import describe_schema
+from biarena.db.transpile import transpile
+
+__all__ = [
+    "DEFAULT_MAX_ROWS",
+    "DEFAULT_TIMEOUT",
+    "Database",
+    "DatabasePool",
+    "QueryResult",
+    "SqlError",
+    "SqlProblem",
+    "SqlRejected",
+    "SqlTimeout",
+    "anchor_clock",
+    "check_read_only",
+    "describe_schema",
+    "open_database",
+    "transpile",
+]

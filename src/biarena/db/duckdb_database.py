@@ -1,0 +1,108 @@
+"""DuckDatabase: DuckDB opened read-only with external access off and an interrupt timer."""
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from biarena.db.database import Database, fetch_capped
+from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
+from biarena.db.result import QueryResult
+from biarena.errors import NotFoundError, UsageError
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError:
+        raise UsageError("DuckDB support needs: pip install 'biarena[duckdb]'") from None
+    return duckdb
+
+
+class DuckDatabase(Database):
+    """A DuckDB file, read-only, with file and network access disabled."""
+
+    dialect = "duckdb"
+
+    def __init__(self, path: str | Path, **limits: float) -> None:
+        super().__init__(**limits)  # type: ignore[arg-type]
+        duckdb = _duckdb()
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise NotFoundError(f"database file not found: {self.path}")
+        try:
+            self._conn = duckdb.connect(
+                str(self.path),
+                read_only=True,
+                config={"enable_external_access": False, "lock_configuration": True},
+            )
+        except duckdb.Error as error:
+            raise NotFoundError(f"cannot open {self.path} as a DuckDB database: {error}") from None
+        self._errors = duckdb
+
+    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], bool]:
+        duckdb = self._errors
+        cursor = self._conn.cursor()
+        fired = threading.Event()
+
+        def interrupt() -> None:
+            fired.set()
+            cursor.interrupt()
+
+        timer = threading.Timer(timeout, interrupt)
+        timer.start()
+        try:
+            cursor.execute(sql)
+            columns = [d[0] for d in cursor.description or []]
+            rows, truncated = fetch_capped(cursor, max_rows)
+            return columns, rows, truncated
+        except duckdb.Error as error:
+            if fired.is_set() or isinstance(error, getattr(duckdb, "InterruptException", ())):
+                raise SqlTimeout(f"statement interrupted after {timeout:g} s") from None
+            if (
+                isinstance(error, duckdb.PermissionException | getattr(duckdb, "InvalidInputException", ()))
+                and "read-only" in str(error).lower()
+            ):
+                raise SqlRejected(f"the engine refused it: {error}") from None
+            raise SqlError(str(error)) from None
+        finally:
+            timer.cancel()
+            cursor.close()
+
+    def _internal(self, sql: str, params: list | None = None) -> Any:
+        with self._lock:
+            return self._conn.execute(sql, params or [])
+
+    def tables(self) -> list[str]:
+        """Return the user tables' names."""
+        rows = self._internal(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def table_ddl(self, table: str) -> str:
+        """Return the table's CREATE statement."""
+        row = self._internal("SELECT sql FROM duckdb_tables() WHERE table_name = ?", [table]).fetchone()
+        return row[0] if row else ""
+
+    def foreign_keys(self, table: str) -> list[tuple[str, str, str]]:
+        """Return (column, referenced table, referenced column) for `table`."""
+        rows = self._internal(
+            "SELECT constraint_column_names, referenced_table, referenced_column_names "
+            "FROM duckdb_constraints() WHERE table_name = ? AND constraint_type = 'FOREIGN KEY'",
+            [table],
+        ).fetchall()
+        out = []
+        for cols, ref_table, ref_cols in rows:
+            for col, ref in zip(cols, ref_cols or [""] * len(cols), strict=False):
+                out.append((col, ref_table, ref))
+        return out
+
+    def sample_rows(self, table: str, limit: int) -> QueryResult:
+        """Return up to `limit` rows of `table`."""
+        quoted = '"' + table.replace('"', '""') + '"'
+        cursor = self._internal(f"SELECT * FROM {quoted} LIMIT {int(limit)}")
+        return QueryResult([d[0] for d in cursor.description], [tuple(r) for r in cursor.fetchall()])
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()

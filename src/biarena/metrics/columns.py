@@ -1,0 +1,196 @@
+"""Column normalisation and fingerprints shared by execution accuracy and result similarity."""
+
+import math
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from decimal import Decimal
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+MAX_DECIMALS = 6
+"""Default precision cap: values equal to 6 decimals are equal."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How numbers compare: to `max_decimals` places, and to fewer when one side was rounded."""
+
+    max_decimals: int = MAX_DECIMALS
+    rounding_aware: bool = True
+
+
+def _canonical(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float | Decimal):
+        return value
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, date | time):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    return str(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
+@dataclass
+class Column:
+    """One result column, typed as numeric or other, with cached sorted forms and fingerprints."""
+
+    values: list[Any]
+    numeric: np.ndarray | None = None
+    others: list[Any] | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, raw: list[Any]) -> "Column":
+        """Build a column from raw engine values."""
+        values = [_canonical(v) for v in raw]
+        if values and all(v is None or _is_number(v) for v in values) and any(v is not None for v in values):
+            numeric = np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+            return cls(values=values, numeric=numeric)
+        return cls(values=values, others=[_other_key(v) for v in values])
+
+    @property
+    def size(self) -> int:
+        """Number of values."""
+        return len(self.values)
+
+    @property
+    def is_numeric(self) -> bool:
+        """True when every non-null value is a number."""
+        return self.numeric is not None
+
+    @cached_property
+    def decimals(self) -> int | None:
+        """Decimal places the column's non-integral values carry (None when all are integral)."""
+        assert self.numeric is not None
+        finite = self.numeric[np.isfinite(self.numeric)]
+        fractional = finite[finite != np.round(finite)]
+        if fractional.size == 0:
+            return None
+        for places in range(0, 16):
+            if np.allclose(np.round(fractional, places), fractional, rtol=0, atol=1e-9 * 10.0**-places):
+                return places
+        return 16
+
+    @cached_property
+    def sorted_numeric(self) -> np.ndarray:
+        """The numeric values sorted (NaN last)."""
+        assert self.numeric is not None
+        return np.sort(self.numeric)
+
+    @cached_property
+    def sorted_others(self) -> list[Any]:
+        """The non-numeric keys sorted."""
+        assert self.others is not None
+        return sorted(self.others)
+
+    @cached_property
+    def stats(self) -> tuple[int, float, float, float]:
+        """(null count, min, max, sum) of a numeric column, for cheap candidate filtering."""
+        assert self.numeric is not None
+        finite = self.numeric[~np.isnan(self.numeric)]
+        nulls = int(self.numeric.size - finite.size)
+        if finite.size == 0:
+            return nulls, 0.0, 0.0, 0.0
+        return nulls, float(finite.min()), float(finite.max()), float(finite.sum())
+
+    def bag_hash(self) -> int:
+        """Order-insensitive hash of a non-numeric column."""
+        if "bag" not in self._cache:
+            assert self.others is not None
+            self._cache["bag"] = sum(hash(v) for v in self.others) & 0xFFFFFFFFFFFFFFFF
+        return self._cache["bag"]
+
+    def seq_hash(self) -> int:
+        """Order-sensitive hash of a non-numeric column."""
+        if "seq" not in self._cache:
+            assert self.others is not None
+            self._cache["seq"] = hash(tuple(self.others))
+        return self._cache["seq"]
+
+
+def _other_key(value: Any) -> Any:
+    # Numbers inside a mixed column compare by value, strings by text; the tag keeps them apart.
+    if value is None:
+        return (0, "")
+    if _is_number(value):
+        return (1, round(float(value), MAX_DECIMALS))
+    return (2, str(value))
+
+
+def common_places(a: Column, b: Column, tolerance: Tolerance) -> int:
+    """Decimal places two numeric columns are compared at."""
+    places = tolerance.max_decimals
+    if tolerance.rounding_aware:
+        for side in (a.decimals, b.decimals):
+            if side is not None:
+                places = min(places, side)
+    return places
+
+
+def may_match(a: Column, b: Column, ordered: bool, tolerance: Tolerance) -> bool:
+    """Cheap necessary test that two columns could hold the same values (the fingerprint check)."""
+    if a.size != b.size:
+        return False
+    if a.size == 0:
+        return True
+    if a.is_numeric != b.is_numeric:
+        return False
+    if not a.is_numeric:
+        return (a.seq_hash() == b.seq_hash()) if ordered else (a.bag_hash() == b.bag_hash())
+    step = 10.0 ** -common_places(a, b, tolerance)
+    na, mina, maxa, suma = a.stats
+    nb, minb, maxb, sumb = b.stats
+    if na != nb:
+        return False
+    if abs(mina - minb) > step or abs(maxa - maxb) > step:
+        return False
+    return abs(suma - sumb) <= step * (a.size - na) + 1e-9 * max(abs(suma), abs(sumb), 1.0)
+
+
+def rounded(values: np.ndarray, places: int) -> np.ndarray:
+    """Round to `places` decimals, folding -0.0 into 0.0."""
+    out = np.round(values, places)
+    out[out == 0] = 0.0
+    return out
+
+
+def columns_equal(a: Column, b: Column, ordered: bool, tolerance: Tolerance) -> bool:
+    """Exact test that two columns hold the same values (as sequences when `ordered`)."""
+    if a.size != b.size:
+        return False
+    if a.size == 0:
+        return True
+    if a.is_numeric != b.is_numeric:
+        return False
+    if a.is_numeric:
+        places = common_places(a, b, tolerance)
+        left = a.numeric if ordered else a.sorted_numeric
+        right = b.numeric if ordered else b.sorted_numeric
+        return bool(np.array_equal(rounded(left, places), rounded(right, places), equal_nan=True))
+    if ordered:
+        return a.others == b.others
+    return a.sorted_others == b.sorted_others
+
+
+def normalised_rows(columns: list[Column], places: list[int | None]) -> list[tuple]:
+    """Rows rebuilt from columns, numbers rounded to each column's comparison places."""
+    built = []
+    for column, place in zip(columns, places, strict=True):
+        if column.is_numeric:
+            assert column.numeric is not None
+            data = rounded(column.numeric, place if place is not None else MAX_DECIMALS)
+            built.append([None if math.isnan(x) else float(x) for x in data.tolist()])
+        else:
+            built.append(column.others)
+    return list(zip(*built, strict=True)) if built else []

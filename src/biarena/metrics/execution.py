@@ -1,0 +1,56 @@
+"""Execution scores: `execution` (final SQL runs), `ser` (share of SQL that runs), `valid_sql`."""
+
+from biarena.db import SqlProblem
+from biarena.metrics.context import ScoringContext
+from biarena.metrics.scorer import make_score
+from biarena.records import Answer, Question, Score
+
+
+class ExecutionScorer:
+    """Whether the answer's SQL runs; SER as a 0-1 fraction; statements with non-empty results."""
+
+    name = "execution"
+    version = "1"
+    produces = ("execution", "ser", "valid_sql")
+
+    def __call__(self, question: Question, answer: Answer, context: ScoringContext) -> list[Score]:
+        """Score one answer."""
+        outcome = context.answer_result(question, answer)
+        if outcome is None:
+            execution, why = 0.0, "the answer offers no final SQL"
+        elif isinstance(outcome, SqlProblem):
+            execution, why = 0.0, f"final SQL failed ({outcome.kind}): {outcome}"
+        else:
+            execution, why = 1.0, f"final SQL ran and returned {outcome.row_count} rows"
+        steps = answer.steps
+        if steps:
+            ran = sum(1 for s in steps if s.ok)
+            ser = ran / len(steps)
+            valid = sum(1 for s in steps if s.ok and (s.row_count or 0) > 0)
+            total = len(steps)
+        elif outcome is not None:
+            ran = int(execution)
+            ser, total = float(execution), 1
+            valid = int(execution == 1.0 and outcome.row_count > 0)  # type: ignore[union-attr]
+        else:
+            ran, ser, total, valid = 0, 0.0, 0, 0
+        return [
+            make_score(self, question, "execution", execution, rationale=why),
+            make_score(
+                self,
+                question,
+                "ser",
+                ser if total else None,
+                ran=ran,
+                total=total,
+                rationale=f"{ran} of {total} statements ran" if total else "no SQL was run",
+            ),
+            make_score(
+                self,
+                question,
+                "valid_sql",
+                float(valid),
+                total=total,
+                rationale=f"{valid} statements ran and returned rows",
+            ),
+        ]

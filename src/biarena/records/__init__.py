@@ -1,0 +1,22 @@
+"""Versioned pydantic records shared by every package: questions, benchmarks, answers, scores."""
+
+from biarena.records.answer import Answer, Step, SystemSpec, Usage
+from biarena.records.benchmark import Benchmark, DatabaseRef
+from biarena.records.question import Question
+from biarena.records.runspec import RunSpec
+from biarena.records.score import Score
+
+FORMAT_VERSION = 1
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Answer",
+    "Benchmark",
+    "DatabaseRef",
+    "Question",
+    "RunSpec",
+    "Score",
+    "Step",
+    "SystemSpec",
+    "Usage",
+]

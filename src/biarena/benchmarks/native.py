@@ -72,7 +72,7 @@ def _load_questions(path: Path, benchmark: Benchmark) -> list[Question]:
             try:
                 question = Question.model_validate(data)
             except ValidationError as error:
-                raise FormatError(f"{path} line {number}: {_field_errors(error)}") from None
+                raise FormatError(f"{path} line {number}, {_field_errors(error)}") from None
             if question.id in seen:
                 raise FormatError(f"{path} line {number}: field 'id': '{question.id}' repeats line {seen[question.id]}")
             if benchmark.databases and question.database not in benchmark.databases:
@@ -83,6 +83,22 @@ def _load_questions(path: Path, benchmark: Benchmark) -> list[Question]:
             seen[question.id] = number
             questions.append(question)
     return questions
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Writes multi-line strings as literal blocks, so descriptions stay readable."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_BlockDumper.add_representer(str, _represent_str)
+
+
+def _dump_yaml(data: dict) -> str:
+    return yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True)
 
 
 def save_benchmark(benchmark: Benchmark, directory: str | Path, *, overwrite: bool = False) -> Path:
@@ -105,9 +121,7 @@ def save_benchmark(benchmark: Benchmark, directory: str | Path, *, overwrite: bo
             databases[name] = ref.model_copy(update={"path": relative.as_posix()})
         head = benchmark.model_dump(mode="json", exclude={"questions", "databases"}, exclude_none=True)
         head["databases"] = {n: r.model_dump(mode="json", exclude_none=True) for n, r in databases.items()}
-        (staging / BENCHMARK_FILE).write_text(
-            yaml.safe_dump(head, sort_keys=False, allow_unicode=True), encoding="utf-8"
-        )
+        (staging / BENCHMARK_FILE).write_text(_dump_yaml(head), encoding="utf-8")
         with (staging / QUESTIONS_FILE).open("w", encoding="utf-8") as handle:
             for question in benchmark.questions:
                 handle.write(question.model_dump_json(exclude_defaults=True) + "\n")

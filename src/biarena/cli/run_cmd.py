@@ -5,11 +5,12 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from biarena.agents import make_system
+from biarena.agents import System, make_system
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
 from biarena.cli.options import DB_URL, TIMEOUT
 from biarena.db import DatabasePool
+from biarena.records import Benchmark, Question
 from biarena.runner import (
     RunProgress,
     RunStore,
@@ -35,6 +36,21 @@ def run(
     chosen = make_system(system, **options)
     questions = select_questions(benchmark, limit)
     pool = DatabasePool(benchmark, overrides={"*": db_url} if db_url else None, timeout=timeout)
+    try:
+        _run(benchmark_arg, benchmark, chosen, questions, pool, out, db_url)
+    finally:
+        pool.close()
+
+
+def _run(
+    benchmark_arg: str,
+    benchmark: Benchmark,
+    chosen: System,
+    questions: list[Question],
+    pool: DatabasePool,
+    out: Path,
+    db_url: str | None,
+) -> None:
     pool.open_all()
     location = str(Path(benchmark_arg).resolve()) if Path(benchmark_arg).is_dir() else benchmark_arg
     spec = make_spec(location, benchmark, chosen, questions, {"db_url": db_url} if db_url else None)
@@ -62,7 +78,6 @@ def run(
                 bar.update(task, completed=p.done, ok=p.ok, errors=p.errors)
 
             summary = run_benchmark(benchmark, chosen, store, pool, questions, on_progress=progress)
-    pool.close()
     err.print(
         f"done: {summary.answered_now} answered now, {summary.already_answered} before, "
         f"{summary.errors} with errors; next: biarena score {out}"

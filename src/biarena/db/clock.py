@@ -23,6 +23,15 @@ _TODAY_FUNCTIONS = frozenset({"curdate", "today", "current_date"})
 _SQLITE_NOW_WHEN_EMPTY = frozenset({"date", "datetime", "time", "julianday", "unixepoch"})
 
 
+def _empty_time_call(node: exp.Expression) -> bool:
+    return (
+        isinstance(node, exp.Func)
+        and not isinstance(node, exp.Anonymous)
+        and node.sql_name().lower() in _SQLITE_NOW_WHEN_EMPTY
+        and not any(node.args.values())
+    )
+
+
 def _literal(now: datetime, kind: str, dialect: str) -> exp.Expression:
     text = {
         "timestamp": now.strftime("%Y-%m-%d %H:%M:%S"),
@@ -49,6 +58,8 @@ def anchor_clock(tree: exp.Expression, now: datetime, dialect: str) -> tuple[exp
             hasattr(exp, "Localtimestamp") and isinstance(node, exp.Localtimestamp)
         ):
             new = _literal(now, "timestamp", dialect)
+        elif dialect == "sqlite" and _empty_time_call(node):
+            new = exp.Anonymous(this=node.sql_name().upper(), expressions=[_literal(now, "timestamp", dialect)])
         elif isinstance(node, exp.Anonymous):
             name = str(node.this).lower()
             if name in _NOW_FUNCTIONS and not node.expressions:
@@ -56,8 +67,7 @@ def anchor_clock(tree: exp.Expression, now: datetime, dialect: str) -> tuple[exp
             elif name in _TODAY_FUNCTIONS and not node.expressions:
                 new = _literal(now, "date", dialect)
             elif dialect == "sqlite" and name in _SQLITE_NOW_WHEN_EMPTY and not node.expressions:
-                node.set("expressions", [_literal(now, "timestamp", dialect)])
-                changed = True
+                new = exp.Anonymous(this=name.upper(), expressions=[_literal(now, "timestamp", dialect)])
         elif (
             isinstance(node, exp.Literal)
             and node.is_string
@@ -72,3 +82,39 @@ def anchor_clock(tree: exp.Expression, now: datetime, dialect: str) -> tuple[exp
 
     result = tree.copy().transform(replace)
     return result, changed
+
+
+_SQLITE_TIME_FUNCTIONS = frozenset({"date", "datetime", "time", "julianday", "unixepoch", "strftime", "timediff"})
+
+
+def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
+    """Evaluate SQLite date/time calls whose arguments are all literals, so other engines get plain values.
+
+    SQLite's modifiers (`date(x, '-7 day', 'weekday 1')`) have no equivalent that sqlglot can transpile;
+    once the clock is anchored such calls are constants, so SQLite itself computes them.
+    """
+    import sqlite3
+
+    conn = sqlite3.connect(":memory:")
+
+    def fold(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Func) or isinstance(node, exp.AggFunc):
+            return node
+        generated = node.sql(dialect="sqlite")
+        name = generated.split("(", 1)[0].strip().lower()
+        if name not in _SQLITE_TIME_FUNCTIONS:
+            return node
+        if any(isinstance(n, exp.Column | exp.Star | exp.Subquery | exp.Select) for n in node.walk()):
+            return node
+        try:
+            value = conn.execute(f"SELECT {generated}").fetchone()[0]
+        except sqlite3.Error:
+            return node
+        if value is None:
+            return exp.null()
+        return exp.Literal.string(value) if isinstance(value, str) else exp.Literal.number(value)
+
+    try:
+        return tree.copy().transform(fold)
+    finally:
+        conn.close()

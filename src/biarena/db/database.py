@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from datetime import datetime
 from typing import Any
 
-from biarena.db.clock import anchor_clock
+from biarena.db.clock import anchor_clock, fold_sqlite_time_calls
 from biarena.db.guard import check_read_only
 from biarena.db.result import QueryResult
 
@@ -31,6 +31,8 @@ class Database(ABC):
         changed = False
         if now is not None:
             tree, changed = anchor_clock(tree, now, source)
+        if source == "sqlite" and self.dialect != "sqlite":
+            tree = fold_sqlite_time_calls(tree)
         if source != self.dialect or changed:
             text = tree.sql(dialect=self.dialect)
             check_read_only(text, self.dialect)

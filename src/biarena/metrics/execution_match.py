@@ -1,7 +1,6 @@
 """Execution accuracy's result equality: bags of rows, column order free, numbers to a tolerance."""
 
 from collections import Counter
-from itertools import islice
 
 from biarena.db.result import QueryResult
 from biarena.metrics.columns import (
@@ -17,8 +16,8 @@ from biarena.metrics.result_similarity import to_columns
 _MAX_PERMUTATIONS = 200
 
 
-def _permutations(candidates: list[list[int]]) -> "list[list[int]]":
-    """Yield one-to-one assignments gold column -> predicted column from candidate lists."""
+def _assignments(candidates: list[list[int]]) -> list[list[int]]:
+    """Up to _MAX_PERMUTATIONS one-to-one assignments gold column -> predicted column."""
     out: list[list[int]] = []
 
     def walk(position: int, chosen: list[int], used: set[int]) -> None:
@@ -63,7 +62,7 @@ def results_match(
         if not options:
             return False
         candidates.append(options)
-    for assignment in islice(_permutations(candidates), _MAX_PERMUTATIONS):
+    for assignment in _assignments(candidates):
         if _rows_equal([pred_cols[i] for i in assignment], gold_cols, ordered, tolerance):
             return True
     return False

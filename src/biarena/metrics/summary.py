@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from biarena.records import Question, Score
+from biarena.runner.store import scores_by_question
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,7 @@ def summarize(
     prefix: str | None = None,
 ) -> list[SummaryRow]:
     """Group questions by label (optionally only labels under `prefix`) or by language, then average."""
-    table: dict[str, dict[str, float | None]] = {}
-    for score in scores:
-        table.setdefault(score.question_id, {})[score.name] = score.value
+    table = scores_by_question(scores)
     groups: dict[str, list[str]] = {}
     for question in questions:
         if by == "language":
@@ -46,13 +45,9 @@ def summarize(
             keys = keys or ["(unlabelled)"]
         for key in keys:
             groups.setdefault(key, []).append(question.id)
-    rows = [_row(g, ids, table, names) for g, ids in sorted(groups.items())]
-    return rows
+    return [_row(g, ids, table, names) for g, ids in sorted(groups.items())]
 
 
 def overall(questions: list[Question], scores: list[Score], names: list[str]) -> SummaryRow:
     """Averages over every question."""
-    table: dict[str, dict[str, float | None]] = {}
-    for score in scores:
-        table.setdefault(score.question_id, {})[score.name] = score.value
-    return _row("all", [q.id for q in questions], table, names)
+    return _row("all", [q.id for q in questions], scores_by_question(scores), names)

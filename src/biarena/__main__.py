@@ -1,0 +1,5 @@
+"""`python -m biarena` runs the command line."""
+
+from biarena.cli import main
+
+main()

@@ -2,7 +2,6 @@
 
 import sys
 
-import click
 import typer
 
 from biarena.cli import export_cmd, import_cmd, run_cmd, score_cmd, show_cmd
@@ -23,21 +22,9 @@ app.command("export")(export_cmd.export)
 
 
 def main() -> None:
-    """Entry point: user errors become one line on stderr and exit code 2."""
+    """Entry point: user errors become one line on stderr and exit code 2 (usage errors too)."""
     try:
-        app(standalone_mode=False)
+        app()
     except BiarenaError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    except click.exceptions.Abort:
-        print("aborted", file=sys.stderr)
-        sys.exit(130)
-    except click.exceptions.ClickException as error:
-        error.show()
-        sys.exit(error.exit_code)
-    except KeyboardInterrupt:
-        print(
-            "interrupted; what was written so far is kept (run the same command to resume)",
-            file=sys.stderr,
-        )
-        sys.exit(130)

@@ -2,6 +2,7 @@
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
@@ -46,25 +47,25 @@ def _is_number(value: Any) -> bool:
 class Column:
     """One result column, typed as numeric or other, with cached sorted forms and fingerprints."""
 
-    values: list[Any]
+    values: Sequence[Any]
     numeric: np.ndarray | None = None
-    others: list[Any] | None = None
+    others: Sequence[Any] | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, raw: list[Any]) -> "Column":
+    def of(cls, raw: Sequence[Any]) -> "Column":
         """Build a column from raw engine values."""
         types = set(map(type, raw))
         if types and types <= _FAST_NUMERIC and types != {type(None)}:
             # numpy turns None into NaN for a float array
             return cls(values=raw, numeric=np.array(raw, dtype=np.float64))
         if types == {str}:
-            return cls(values=raw, others=raw)
+            return cls(values=raw, others=tuple(raw))
         values = [_canonical(v) for v in raw]
         if values and all(v is None or _is_number(v) for v in values) and any(v is not None for v in values):
             numeric = np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
             return cls(values=values, numeric=numeric)
-        return cls(values=values, others=[_other_key(v) for v in values])
+        return cls(values=values, others=tuple(_other_key(v) for v in values))
 
     def fresh(self) -> "Column":
         """The same column without anything computed from it yet."""
@@ -120,7 +121,7 @@ class Column:
         """Order-sensitive hash of a non-numeric column."""
         if "seq" not in self._cache:
             assert self.others is not None
-            self._cache["seq"] = hash(tuple(self.others))
+            self._cache["seq"] = hash(self.others)
         return self._cache["seq"]
 
 

@@ -4,13 +4,24 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from biarena import __version__
 from biarena.errors import NotFoundError, did_you_mean
 from biarena.records import Benchmark
 
 Builder = Callable[[Path], None]
 """Writes a native benchmark into the given (empty) directory."""
 
-BUILTINS: dict[str, Builder] = {}
+BUILTINS: dict[str, str] = {
+    "bis-synth": "biarena.generate.bis_synth:build",
+}
+"""Built-in benchmarks: name -> "module:function" of its builder (imported only when built)."""
+
+
+def _builder(name: str) -> Builder:
+    import importlib
+
+    module, _, function = BUILTINS[name].partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def cache_dir() -> Path:
@@ -29,7 +40,7 @@ def resolve_benchmark(spec: str | Path) -> Benchmark:
         return load_benchmark(path)
     name = str(spec)
     if name in BUILTINS:
-        target = cache_dir() / "benchmarks" / name
+        target = cache_dir() / "benchmarks" / f"{name}-{__version__}"
         if not (target / BENCHMARK_FILE).is_file():
             build_builtin(name, target)
         return load_benchmark(target)
@@ -50,7 +61,7 @@ def build_builtin(name: str, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
     try:
-        BUILTINS[name](staging)
+        _builder(name)(staging)
         if target.exists():
             shutil.rmtree(target)
         os.replace(staging, target)

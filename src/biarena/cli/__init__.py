@@ -4,7 +4,17 @@ import sys
 
 import typer
 
-from biarena.cli import export_cmd, import_cmd, run_cmd, score_cmd, show_cmd
+from biarena.cli import (
+    audit_cmd,
+    build_cmd,
+    export_cmd,
+    generate_cmd,
+    import_cmd,
+    load_cmd,
+    run_cmd,
+    score_cmd,
+    show_cmd,
+)
 from biarena.errors import BiarenaError
 
 app = typer.Typer(
@@ -15,6 +25,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(import_cmd.app, name="import")
+app.add_typer(generate_cmd.app, name="generate")
+app.command("build")(build_cmd.build)
+app.command("audit")(audit_cmd.audit)
+app.command("load")(load_cmd.load)
 app.command("run")(run_cmd.run)
 app.command("score")(score_cmd.score)
 app.command("show")(show_cmd.show)

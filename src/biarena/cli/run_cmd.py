@@ -8,7 +8,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from biarena.agents import System, make_system
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
-from biarena.cli.options import DB_URL, TIMEOUT
+from biarena.cli.options import DB_URL, TIMEOUT, db_overrides
 from biarena.db import DatabasePool
 from biarena.records import Benchmark, Question
 from biarena.runner import (
@@ -27,7 +27,7 @@ def run(
     predictions: Path | None = typer.Option(None, "--predictions", help="JSONL of {question_id, sql} (predictions)."),
     out: Path = typer.Option(..., "-o", "--out", help="Run file to write (resumed when it exists)."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
-    db_url: str | None = DB_URL,
+    db_url: list[str] | None = DB_URL,
     timeout: float = TIMEOUT,
 ) -> None:
     """Run a system over a benchmark; a killed run resumes where it stopped."""
@@ -35,9 +35,10 @@ def run(
     options = {"predictions": predictions} if predictions is not None else {}
     chosen = make_system(system, **options)
     questions = select_questions(benchmark, limit)
-    pool = DatabasePool(benchmark, overrides={"*": db_url} if db_url else None, timeout=timeout)
+    overrides = db_overrides(db_url, benchmark)
+    pool = DatabasePool(benchmark, overrides=overrides, timeout=timeout)
     try:
-        _run(benchmark_arg, benchmark, chosen, questions, pool, out, db_url)
+        _run(benchmark_arg, benchmark, chosen, questions, pool, out, overrides)
     finally:
         pool.close()
 
@@ -49,11 +50,11 @@ def _run(
     questions: list[Question],
     pool: DatabasePool,
     out: Path,
-    db_url: str | None,
+    overrides: dict[str, str] | None,
 ) -> None:
     pool.open_all()
     location = str(Path(benchmark_arg).resolve()) if Path(benchmark_arg).is_dir() else benchmark_arg
-    spec = make_spec(location, benchmark, chosen, questions, {"db_url": db_url} if db_url else None)
+    spec = make_spec(location, benchmark, chosen, questions, {"db_urls": overrides} if overrides else None)
     unknown = getattr(chosen, "unknown_ids", None)
     if unknown is not None and (ids := unknown({q.id for q in benchmark.questions})):
         err.print(f"warning: {len(ids)} predictions name no question of '{benchmark.name}' (e.g. {ids[0]})")

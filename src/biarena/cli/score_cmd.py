@@ -6,7 +6,7 @@ import typer
 
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
-from biarena.cli.options import DB_URL, TIMEOUT
+from biarena.cli.options import DB_URL, TIMEOUT, db_overrides
 from biarena.db import DatabasePool
 from biarena.errors import FormatError, NotFoundError, did_you_mean
 from biarena.metrics import SCORERS, ScoringContext, Tolerance
@@ -22,7 +22,7 @@ def score(
     rescore: bool = typer.Option(False, "--rescore", help="Score again answers already scored."),
     benchmark_arg: str | None = typer.Option(None, "--benchmark", help="Benchmark to use instead of the run's own."),
     decimals: int = typer.Option(6, "--decimals", min=0, max=15, help="Numbers equal to this many decimals are equal."),
-    db_url: str | None = DB_URL,
+    db_url: list[str] | None = DB_URL,
     timeout: float = TIMEOUT,
 ) -> None:
     """Score a run (execution, SER, execution accuracy, semantic and result similarity)."""
@@ -37,7 +37,7 @@ def score(
         if spec is None:
             raise FormatError(f"{run_path}: the run has no answers yet")
         benchmark = resolve_benchmark(benchmark_arg or spec.benchmark)
-        overrides = {"*": db_url} if db_url else ({"*": spec.options["db_url"]} if spec.options.get("db_url") else None)
+        overrides = db_overrides(db_url, benchmark) or spec.options.get("db_urls")
         pool = DatabasePool(benchmark, overrides=overrides, timeout=timeout)
         pool.open_all()
         context = ScoringContext(benchmark=benchmark, databases=pool, tolerance=Tolerance(max_decimals=decimals))

@@ -1,6 +1,7 @@
 """Databases: read-only sandboxed execution, clock anchoring, schema description, transpilation."""
 
 from biarena.db.clock import anchor_clock
+from biarena.db.copy_database import copy_database
 from biarena.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Database
 from biarena.db.errors import SqlError, SqlProblem, SqlRejected, SqlTimeout
 from biarena.db.guard import check_read_only
@@ -22,6 +23,7 @@ __all__ = [
     "SqlTimeout",
     "anchor_clock",
     "check_read_only",
+    "copy_database",
     "describe_schema",
     "open_database",
     "transpile",

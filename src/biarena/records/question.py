@@ -32,6 +32,8 @@ class Question(BaseModel):
     """Difficulty label as the source benchmark gives it."""
     now: datetime | None = None
     """Clock anchor for this question; falls back to the benchmark's."""
+    group: str | None = None
+    """Paraphrase group: questions that ask the same thing (other wording or language) share it."""
 
     def category(self, prefix: str) -> str | None:
         """Return the first label's value under `prefix` (`bis` -> `time_period`), or None."""

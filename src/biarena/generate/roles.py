@@ -1,0 +1,139 @@
+"""Column roles: the small annotation the template factory needs to ask questions of a database."""
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from biarena.errors import FormatError, NotFoundError
+
+Aggregation = Literal["sum", "avg", "max", "min", "count"]
+
+
+class Metric(BaseModel):
+    """A numeric column worth aggregating, with its business names."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    column: str
+    """Column name in the fact table."""
+    aggregations: list[Aggregation] = Field(default_factory=lambda: ["sum", "avg"])
+    """Aggregations that make business sense for it (a rate is averaged, not summed)."""
+    names: dict[str, str]
+    """Business name per language (`en: conversion rate`, `zh: 转化率`); abbreviations welcome."""
+
+
+class Dimension(BaseModel):
+    """A categorical column to filter and group by, on the fact table or reached by a join."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    column: str
+    """Column name."""
+    table: str | None = None
+    """Table holding it when not the fact table (a join path must lead there)."""
+    names: dict[str, str]
+    """Business name per language, singular (`task`, `任务`)."""
+    plural: dict[str, str] = Field(default_factory=dict)
+    """Plural per language when it is not the singular + 's'."""
+    max_values: int = 60
+    """Ignore it when it has more distinct values than this (not a grouping column)."""
+
+
+class TimeRole(BaseModel):
+    """The fact table's timestamp column (ISO text, `YYYY-MM-DD HH:MM:SS`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    column: str
+    grain: Literal["hour", "day"] = "hour"
+
+
+class Fact(BaseModel):
+    """A table of measurements: its metrics, dimensions and time column."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    table: str
+    names: dict[str, str] = Field(default_factory=dict)
+    """What a row is, per language (`ad metrics`), for question wording."""
+    metrics: list[Metric]
+    dimensions: list[Dimension] = Field(default_factory=list)
+    time: TimeRole | None = None
+    ids: list[str] = Field(default_factory=list)
+    """Identifier columns (never aggregated; may be filtered)."""
+
+
+class Join(BaseModel):
+    """An equi-join between two tables: `left` and `right` are `table.column`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    left: str
+    right: str
+
+    @model_validator(mode="after")
+    def _qualified(self) -> "Join":
+        for side in (self.left, self.right):
+            if side.count(".") != 1:
+                raise ValueError(f"'{side}' must be table.column")
+        return self
+
+
+class ValueMapping(BaseModel):
+    """A mapping table that explains codes (`o_rta_filter` -> what it means)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    table: str
+    code: str
+    """Column holding the code."""
+    meaning: dict[str, str]
+    """Column holding the meaning, per language."""
+    names: dict[str, str]
+    """What a code is called, per language (`filter key`, `过滤原因`)."""
+    where: str | None = None
+    """Optional SQL condition selecting the codes to ask about."""
+
+
+class Roles(BaseModel):
+    """The roles file of one database."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    database: str
+    """Name of the database in the benchmark."""
+    dialect: str = "sqlite"
+    facts: list[Fact]
+    joins: list[Join] = Field(default_factory=list)
+    mappings: list[ValueMapping] = Field(default_factory=list)
+    recent_days: int = 3
+    """How many days 'recently' means (stated in the benchmark's knowledge)."""
+
+    def join_to(self, fact: str, table: str) -> Join | None:
+        """The join that leads from `fact` to `table`, when there is one."""
+        for join in self.joins:
+            tables = {join.left.split(".")[0], join.right.split(".")[0]}
+            if tables == {fact, table}:
+                return join
+        return None
+
+
+def load_roles(path: str | Path) -> Roles:
+    """Read a roles.yaml file; FormatError names the file and field of a problem."""
+    source = Path(path)
+    if not source.is_file():
+        raise NotFoundError(f"roles file not found: {source}")
+    try:
+        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise FormatError(f"{source}{where}: invalid YAML: {getattr(error, 'problem', error)}") from None
+    try:
+        return Roles.model_validate(data)
+    except ValidationError as error:
+        item = error.errors()[0]
+        where = ".".join(str(p) for p in item["loc"])
+        raise FormatError(f"{source}: field '{where}': {item['msg']}") from None

@@ -1,14 +1,19 @@
 """Shared fixtures: a small sales database, the BIS sample when present, file checksums."""
 
 import hashlib
+import os
 import random
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BIS_SAMPLE = ROOT.parent / "shared" / "external" / "bis-sample"
+
+# Built-in benchmarks are built into a cache: keep the tests' cache apart from the user's.
+os.environ["BIARENA_HOME"] = tempfile.mkdtemp(prefix="biarena-tests-")
 
 
 def sha256(path: Path) -> str:
@@ -82,3 +87,36 @@ def bis_sample() -> Path:
     if not (BIS_SAMPLE / "questions_dataset_2.json").is_file():
         pytest.skip("the BIS sample (../shared/external/bis-sample) is not beside this checkout")
     return BIS_SAMPLE
+
+
+@pytest.fixture(scope="session")
+def bis_synth_dir() -> Path:
+    """The built-in bis-synth benchmark, built once per test session."""
+    from biarena.benchmarks import resolve_benchmark
+
+    benchmark = resolve_benchmark("bis-synth")
+    assert benchmark.root is not None
+    return benchmark.root
+
+
+SALES_ROLES = """
+database: sales
+facts:
+  - table: sales
+    names: {en: sales, zh: 销售记录}
+    time: {column: day, grain: day}
+    ids: [sale_id]
+    metrics:
+      - {column: amount, aggregations: [sum, avg], names: {en: revenue, zh: 销售额}}
+      - {column: qty, aggregations: [sum], names: {en: units sold, zh: 销量}}
+    dimensions:
+      - {column: city_id, names: {en: city id, zh: 城市编号}}
+      - {column: product_id, names: {en: product id, zh: 产品编号}}
+      - {column: name, table: city, names: {en: city, zh: 城市}, plural: {en: cities}}
+      - {column: category, table: product, names: {en: category, zh: 品类}, plural: {en: categories}}
+joins:
+  - {left: sales.city_id, right: city.city_id}
+  - {left: sales.product_id, right: product.product_id}
+mappings:
+  - {table: status_mapping, code: code, meaning: {en: meaning}, names: {en: status code, zh: 状态码}}
+"""

@@ -3,7 +3,7 @@
 from typing import Any
 
 from biarena.agents.system import AgentEnv, run_step
-from biarena.db import SqlProblem, transpile
+from biarena.db import SqlProblem
 from biarena.records import Answer, Question, SystemSpec
 
 
@@ -28,9 +28,10 @@ class GoldSystem:
             )
         gold = question.gold_sql[0]
         source = env.databases.source_dialect(question.database)
-        engine = env.databases.get(question.database).dialect
+        db = env.databases.get(question.database)
         try:
-            sql = transpile(gold, source, engine)
+            # On another engine the gold runs as prepared there: transpiled, with the clock anchored.
+            sql = gold if source == db.dialect else db.prepare(gold, source, env.benchmark.anchor_for(question))
         except SqlProblem as problem:
             return Answer(
                 question_id=question.id,

@@ -22,6 +22,7 @@ class ScoringContext:
     databases: DatabasePool
     tolerance: Tolerance = field(default_factory=Tolerance)
     _results: dict[tuple[str, str, str], Outcome] = field(default_factory=dict, repr=False)
+    _prepared: dict[tuple[str, str, str, str], str | None] = field(default_factory=dict, repr=False)
 
     def run(self, question: Question, sql: str, *, gold: bool = False) -> Outcome:
         """Run `sql` on the question's database with its clock anchor; cached per statement."""
@@ -34,6 +35,18 @@ class ScoringContext:
             except SqlProblem as problem:
                 self._results[key] = problem
         return self._results[key]
+
+    def prepared(self, question: Question, sql: str, *, gold: bool = False) -> str | None:
+        """`sql` as the engine runs it (clock anchored, transpiled), or None when the sandbox refuses it."""
+        key = (question.database, "gold" if gold else "answer", sql, str(self.benchmark.anchor_for(question)))
+        if key not in self._prepared:
+            db = self.databases.get(question.database)
+            dialect = self.databases.source_dialect(question.database) if gold else db.dialect
+            try:
+                self._prepared[key] = db.prepare(sql, dialect, self.benchmark.anchor_for(question))
+            except SqlProblem:
+                self._prepared[key] = None
+        return self._prepared[key]
 
     def gold(self, question: Question) -> list[tuple[str, Outcome]]:
         """Each gold query of the question with its outcome."""

@@ -19,19 +19,15 @@ class SemanticSimilarityScorer:
             return [make_score(self, question, "semantic_similarity", None, rationale="no gold query")]
         if not answer.final_sql:
             return [make_score(self, question, "semantic_similarity", 0.0, rationale="no SQL in the answer")]
-        dialect = context.databases.source_dialect(question.database)
-        answer_dialect = context.databases.get(question.database).dialect
+        # Both sides as the engine runs them: one dialect, the clock resolved the same way.
+        dialect = context.databases.get(question.database).dialect
+        predicted = context.prepared(question, answer.final_sql) or answer.final_sql
         best = None
         for sql in question.gold_sql:
-            gold_text = sql
-            if answer_dialect != dialect:
-                from biarena.db import SqlProblem, transpile
-
-                try:
-                    gold_text = transpile(sql, dialect, answer_dialect)
-                except SqlProblem:
-                    continue
-            found = semantic_similarity(gold_text, answer.final_sql, dialect=answer_dialect)
+            gold_text = context.prepared(question, sql, gold=True)
+            if gold_text is None:
+                continue
+            found = semantic_similarity(gold_text, predicted, dialect=dialect)
             if best is None or found.value > best.value:
                 best = found
         if best is None:

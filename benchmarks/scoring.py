@@ -1,0 +1,79 @@
+"""Scoring speed: every bis-synth question against perturbed predictions, items per second per metric.
+
+Run: python benchmarks/scoring.py
+"""
+
+import time
+from collections.abc import Callable
+
+import sqlglot
+from sqlglot import exp
+
+from biarena.benchmarks import resolve_benchmark
+from biarena.db import DatabasePool
+from biarena.metrics import SCORERS, ScoringContext
+from biarena.records import Answer, Question, SystemSpec
+
+
+def _swap_aggregate(tree: exp.Expression) -> exp.Expression:
+    swap = {exp.Sum: exp.Avg, exp.Avg: exp.Sum, exp.Max: exp.Min, exp.Min: exp.Max}
+    return tree.transform(lambda n: swap[type(n)](this=n.this) if type(n) in swap else n)
+
+
+def _change_literal(tree: exp.Expression) -> exp.Expression:
+    def change(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+            return exp.Literal.number(int(node.this) + 1)
+        return node
+
+    return tree.transform(change)
+
+
+def _drop_first_column(tree: exp.Expression) -> exp.Expression:
+    if isinstance(tree, exp.Select) and len(tree.expressions) > 1:
+        tree.set("expressions", tree.expressions[1:])
+    return tree
+
+
+def _alias_outputs(tree: exp.Expression) -> exp.Expression:
+    if isinstance(tree, exp.Select):
+        tree.set("expressions", [exp.alias_(e.unalias(), f"col_{i}") for i, e in enumerate(tree.expressions)])
+    return tree
+
+
+PERTURBATIONS: dict[str, Callable[[str], str]] = {
+    "identical": lambda sql: sql,
+    "aliased": lambda sql: _alias_outputs(sqlglot.parse_one(sql, read="sqlite")).sql("sqlite"),
+    "aggregate": lambda sql: _swap_aggregate(sqlglot.parse_one(sql, read="sqlite")).sql("sqlite"),
+    "literal": lambda sql: _change_literal(sqlglot.parse_one(sql, read="sqlite")).sql("sqlite"),
+    "dropped column": lambda sql: _drop_first_column(sqlglot.parse_one(sql, read="sqlite")).sql("sqlite"),
+    "broken": lambda sql: sql.replace("SELECT", "SELEC", 1),
+}
+
+
+def main() -> None:
+    """Score every question's perturbed predictions with each metric and print the rates."""
+    benchmark = resolve_benchmark("bis-synth")
+    items: list[tuple[Question, Answer]] = []
+    for question in benchmark.questions:
+        for name, perturb in PERTURBATIONS.items():
+            sql = perturb(question.gold_sql[0])
+            items.append((question, Answer(question_id=question.id, system=SystemSpec(agent=name), final_sql=sql)))
+    print(f"{len(benchmark.questions)} questions x {len(PERTURBATIONS)} perturbations = {len(items)} items")
+    print(f"{'metric':22s} {'items/s':>10s} {'seconds':>9s} {'mean':>7s}")
+    for name, factory in SCORERS.items():
+        scorer = factory()
+        pool = DatabasePool(benchmark)
+        context = ScoringContext(benchmark=benchmark, databases=pool)  # fresh: each metric runs its own SQL
+        started = time.perf_counter()
+        values = []
+        for question, answer in items:
+            values += [s.value for s in scorer(question, answer, context) if s.value is not None]
+        seconds = time.perf_counter() - started
+        pool.close()
+        mean = sum(values) / len(values) if values else float("nan")
+        print(f"{name:22s} {len(items) / seconds:10.1f} {seconds:9.2f} {mean:7.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""A throwaway PostgreSQL server on loopback for tests (Debian's postgresql package)."""
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def postgres_bin() -> Path | None:
+    """The directory holding initdb and pg_ctl, when PostgreSQL is installed."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+    if found:
+        return Path(found[-1]).parent
+    pg_ctl = shutil.which("pg_ctl")
+    return Path(pg_ctl).parent if pg_ctl else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """Start a server on 127.0.0.1 with trust authentication; yield its base URL; stop and remove it."""
+    bindir = postgres_bin()
+    if bindir is None:
+        raise RuntimeError("PostgreSQL is not installed")
+    root = Path(tempfile.mkdtemp(prefix="biarena-pg-"))
+    data, sockets = root / "data", root / "sock"
+    sockets.mkdir()
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # the server refuses to run as root
+        shutil.chown(root, "postgres")
+        shutil.chown(sockets, "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    port = _free_port()
+    run = lambda *args: subprocess.run([*as_user, *map(str, args)], check=True, capture_output=True)  # noqa: E731
+    run(bindir / "initdb", "-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8")
+    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off -c full_page_writes=off"
+    run(bindir / "pg_ctl", "-D", data, "-o", options, "-l", root / "log", "-w", "-t", "60", "start")
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+    finally:
+        subprocess.run(
+            [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+        )
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def create_database(base_url: str, name: str) -> str:
+    """Create database `name` on the server and return its URL."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(f"{base_url}/postgres", isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    engine.dispose()
+    return f"{base_url}/{name}"

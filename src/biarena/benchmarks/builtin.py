@@ -53,19 +53,10 @@ def resolve_benchmark(spec: str | Path) -> Benchmark:
 
 def build_builtin(name: str, target: Path) -> Path:
     """Build built-in benchmark `name` into `target` atomically."""
-    import shutil
-    import tempfile
+    from biarena.benchmarks.staging import staged_directory
 
     if name not in BUILTINS:
         raise NotFoundError(f"unknown built-in benchmark '{name}'{did_you_mean(name, sorted(BUILTINS))}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
-    try:
+    with staged_directory(target, prefix=f".{name}-") as staging:
         _builder(name)(staging)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return target

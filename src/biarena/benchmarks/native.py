@@ -1,14 +1,13 @@
 """The native benchmark format: a directory with benchmark.yaml, questions.jsonl and databases/."""
 
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
+from biarena.benchmarks.staging import staged_directory
 from biarena.errors import FormatError, NotFoundError
 from biarena.records import Benchmark, Question
 
@@ -106,9 +105,7 @@ def save_benchmark(benchmark: Benchmark, directory: str | Path, *, overwrite: bo
     target = Path(directory)
     if target.exists() and any(target.iterdir()) and not overwrite:
         raise FormatError(f"{target}: already exists and is not empty (choose another -o)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".biarena-", dir=target.parent))
-    try:
+    with staged_directory(target) as staging:
         databases = {}
         for name, ref in benchmark.databases.items():
             if ref.url:
@@ -125,10 +122,4 @@ def save_benchmark(benchmark: Benchmark, directory: str | Path, *, overwrite: bo
         with (staging / QUESTIONS_FILE).open("w", encoding="utf-8") as handle:
             for question in benchmark.questions:
                 handle.write(question.model_dump_json(exclude_defaults=True) + "\n")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return target

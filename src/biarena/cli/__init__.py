@@ -7,10 +7,12 @@ import typer
 from biarena.cli import (
     audit_cmd,
     build_cmd,
+    demo_cmd,
     export_cmd,
     generate_cmd,
     import_cmd,
     load_cmd,
+    report_cmd,
     run_cmd,
     score_cmd,
     show_cmd,
@@ -26,6 +28,8 @@ app = typer.Typer(
 )
 app.add_typer(import_cmd.app, name="import")
 app.add_typer(generate_cmd.app, name="generate")
+app.command("demo")(demo_cmd.demo)
+app.command("report")(report_cmd.report)
 app.command("build")(build_cmd.build)
 app.command("audit")(audit_cmd.audit)
 app.command("load")(load_cmd.load)

@@ -68,4 +68,7 @@ def show(
         hits = sum(a.usage.cache_hits for a in answers)
         prompt = sum(a.usage.prompt_tokens for a in answers)
         completion = sum(a.usage.completion_tokens for a in answers)
-        out.print(f"usage: {calls} model calls ({hits} from cache), {prompt} prompt + {completion} completion tokens")
+        out.print(
+            f"usage: {calls} model calls, {hits} replies from the cache, "
+            f"{prompt} prompt + {completion} completion tokens"
+        )

@@ -165,14 +165,21 @@ def common_places(a: Column, b: Column, tolerance: Tolerance) -> int:
     return places
 
 
-def may_match(a: Column, b: Column, ordered: bool, tolerance: Tolerance) -> bool:
-    """Cheap necessary test that two columns could hold the same values (the fingerprint check)."""
+def _settled(a: Column, b: Column) -> bool | None:
+    """The answer for columns of other sizes, empty ones, or numbers against text; None otherwise."""
     if a.size != b.size:
         return False
     if a.size == 0:
         return True
     if a.is_numeric != b.is_numeric:
         return False
+    return None
+
+
+def may_match(a: Column, b: Column, ordered: bool, tolerance: Tolerance) -> bool:
+    """Cheap necessary test that two columns could hold the same values (the fingerprint check)."""
+    if (settled := _settled(a, b)) is not None:
+        return settled
     if not a.is_numeric:
         return (a.seq_hash() == b.seq_hash()) if ordered else (a.bag_hash() == b.bag_hash())
     na, mina, maxa, suma = a.stats
@@ -194,12 +201,8 @@ def rounded(values: np.ndarray, places: int) -> np.ndarray:
 
 def columns_equal(a: Column, b: Column, ordered: bool, tolerance: Tolerance) -> bool:
     """Exact test that two columns hold the same values (as sequences when `ordered`)."""
-    if a.size != b.size:
-        return False
-    if a.size == 0:
-        return True
-    if a.is_numeric != b.is_numeric:
-        return False
+    if (settled := _settled(a, b)) is not None:
+        return settled
     if a.is_numeric:
         places = common_places(a, b, tolerance)
         left = a.numeric if ordered else a.sorted_numeric

@@ -27,7 +27,7 @@ class Usage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     calls: int = 0
-    """Model calls made (cache hits included)."""
+    """Model calls made (replies from the cache not included)."""
     cache_hits: int = 0
     """Calls answered from the cache."""
     prompt_tokens: int = 0

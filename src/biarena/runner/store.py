@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -52,6 +53,7 @@ class RunStore:
             raise FormatError(f"{self.path}: is a directory, not a run file")
         if not exists:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA journal_mode = WAL")
@@ -113,11 +115,12 @@ class RunStore:
 
     def answered_ids(self) -> set[str]:
         """Ids of questions with a recorded answer."""
-        return {r[0] for r in self._conn.execute("SELECT question_id FROM answers")}
+        with self._lock:
+            return {r[0] for r in self._conn.execute("SELECT question_id FROM answers")}
 
     def add_answer(self, answer: Answer) -> bool:
         """Record an answer in its own transaction; False when the question already had one."""
-        with self._conn:
+        with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
             cursor = self._conn.execute(
                 "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?)",
@@ -146,7 +149,7 @@ class RunStore:
     def put_scores(self, scores: Iterable[Score]) -> None:
         """Record one answer's scores together (replacing older values of the same names)."""
         rows = [(s.question_id, s.name, s.scorer, s.scorer_version, s.value, s.model_dump_json()) for s in scores]
-        with self._conn:
+        with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)", rows)
 

@@ -1,0 +1,86 @@
+"""LocalProvider: a GGUF model in-process with llama-cpp-python (the embedded default, or any file)."""
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from biarena.errors import NotFoundError, UsageError
+from biarena.llm.types import ChatRequest, Completion, ModelError
+
+_LOADED: dict[str, Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_llama(path: Path, context: int = 8192, threads: int | None = None) -> Any:
+    """Load (once per process) a llama.cpp model from a GGUF file."""
+    try:
+        from llama_cpp import Llama
+    except ImportError:
+        raise UsageError("the local model needs: pip install 'biarena[local]'") from None
+    from llama_cpp import LlamaRAMCache
+
+    key = f"{path}:{context}"
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            llama = Llama(
+                model_path=str(path),
+                n_ctx=context,
+                n_threads=threads or os.cpu_count() or 2,
+                verbose=False,
+                seed=0,
+            )
+            # Keep evaluated prompt states (one schema prompt per database), so switching between prompts
+            # that share a prefix does not read the schema again.
+            llama.set_cache(LlamaRAMCache(capacity_bytes=1 << 30))
+            _LOADED[key] = llama
+        return _LOADED[key]
+
+
+class LocalProvider:
+    """Chat with a local GGUF model; structured output is constrained by a grammar built from the schema."""
+
+    name = "local"
+
+    def __init__(self, path: Path | None = None, *, cache: Path | None = None, context: int = 8192) -> None:
+        if path is None:
+            from biarena.llm.weights import FILENAME, model_home, model_path
+
+            self.model = FILENAME
+            self.path = model_path(model_home(cache))
+        else:
+            if not path.is_file():
+                raise NotFoundError(f"model file not found: {path}")
+            self.model = path.name
+            self.path = path
+        self.context = context
+        self._lock = threading.Lock()  # one llama.cpp context: one generation at a time
+
+    @property
+    def llama(self) -> Any:
+        """The loaded model."""
+        return load_llama(self.path, self.context)
+
+    def complete(self, request: ChatRequest) -> Completion:
+        """Generate a reply in-process."""
+        kwargs: dict[str, Any] = {
+            "messages": request.message_dicts(),
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "seed": request.seed if request.seed is not None else 0,
+        }
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
+        schema = request.schema_dict()
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        with self._lock:
+            try:
+                response = self.llama.create_chat_completion(**kwargs)
+            except ValueError as error:  # e.g. the prompt does not fit the context window
+                raise ModelError(f"local model: {error}") from None
+        text = response["choices"][0]["message"].get("content") or ""
+        usage = response.get("usage") or {}
+        return Completion(
+            text=text, prompt_tokens=usage.get("prompt_tokens", 0), completion_tokens=usage.get("completion_tokens", 0)
+        )

@@ -1,0 +1,78 @@
+"""An OpenAI-compatible chat completions server on loopback, for tests and benchmarks."""
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class StubState:
+    """What the stub answers and what it saw."""
+
+    def __init__(self, reply: Callable[[dict], str], failures: list[int] | None = None, latency: float = 0.0) -> None:
+        self.reply = reply
+        self.failures = list(failures or [])
+        self.latency = latency
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+
+
+def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with state.lock:
+                state.requests.append(body)
+                failure = state.failures.pop(0) if state.failures else None
+            if state.latency:
+                time.sleep(state.latency)
+            if failure:
+                self._send(failure, {"error": {"message": f"stub failure {failure}", "type": "stub"}})
+                return
+            text = state.reply(body)
+            self._send(
+                200,
+                {
+                    "id": "stub",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body.get("model", "stub"),
+                    "choices": [
+                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                    ],
+                    "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split()), "total_tokens": 11},
+                },
+            )
+
+        def _send(self, status: int, payload: dict) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+@contextmanager
+def openai_stub(
+    reply: Callable[[dict], str], failures: list[int] | None = None, latency: float = 0.0
+) -> Iterator[tuple[str, StubState]]:
+    """Serve on 127.0.0.1 (a free port); yield the base URL (…/v1) and the state."""
+    state = StubState(reply, failures, latency)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -15,13 +15,16 @@ class Sequential(LLMAgent):
     name = "sequential"
     templates = ("common_system", "sequential_queries", "synthesis")
 
-    def __init__(self, model: Model, *, max_queries: int = 3, max_tokens: int = 512, **kwargs: Any) -> None:
+    def __init__(
+        self, model: Model, *, max_queries: int = 3, max_tokens: int = 400, answer_tokens: int = 200, **kwargs: Any
+    ) -> None:
         super().__init__(model, max_tokens=max_tokens, **kwargs)
         self.max_queries = max_queries
+        self.answer_tokens = answer_tokens
 
     def options(self) -> dict[str, Any]:
         """How many queries the agent may write."""
-        return {"max_queries": self.max_queries}
+        return {"max_queries": self.max_queries, "max_tokens": self.max_tokens, "answer_tokens": self.answer_tokens}
 
     def solve(self, question: Question, env: AgentEnv, tally: Tally) -> Answer:
         """S = h(Q, D, K); R = e(S); A = f(Q, R, K), with S and R index-aligned."""
@@ -45,7 +48,9 @@ class Sequential(LLMAgent):
             evidence=self.evidence(steps),
         )
         # The synthesis shares the system prompt (schema) with the first call, so a local model reuses its state.
-        text = self.chat(tally, [messages[0], {"role": "user", "content": synthesis}]).text.strip()
+        text = self.chat(
+            tally, [messages[0], {"role": "user", "content": synthesis}], max_tokens=self.answer_tokens
+        ).text.strip()
         final = next((s.sql for s in reversed(steps) if s.ok), steps[-1].sql if steps else None)
         return Answer(
             question_id=question.id,

@@ -33,7 +33,9 @@ def import_bibench(path: str | Path, databases: dict[str, str] | None = None) ->
         for index, item in enumerate(items):
             if not isinstance(item, dict):
                 raise FormatError(f"{file}: item {index}: expected an object")
-            missing = [f for f in ("Query ID", "Natural Language Query") if not str(item.get(f) or "").strip()]
+            missing = [
+                f for f in ("Query ID", "Natural Language Query") if str(item.get(f, "")).strip() in ("", "None")
+            ]
             if missing:
                 raise FormatError(f"{file}: item {index}: missing field '{missing[0]}'")
             category = _slug(str(item.get("Category") or file.stem))

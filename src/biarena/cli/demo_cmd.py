@@ -50,8 +50,8 @@ def demo(
         runs.append(RunData.read(path))
     err.print("[bold]4/4[/bold] writing the report ...")
     report = write_report(runs, out_dir / "report.html", title=f"biarena demo: {', '.join(names)} on {benchmark.name}")
-    table = Table(title=f"{benchmark.name}: {len(questions)} questions", title_justify="left")
-    for column in ("agent", "answered", "errors", "SER", "exec. accuracy", "SQL similarity", "result F1", "calls"):
+    table = Table(title=f"{benchmark.name}: {len(questions)} questions, model {model}", title_justify="left")
+    for column in ("agent", "answered", "errors", "SER", "EA", "SQL sim.", "result F1", "calls"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     names_ = ["ser", "execution_accuracy", "semantic_similarity", "result_f1"]
     for run in runs:
@@ -59,7 +59,11 @@ def demo(
         errors = sum(1 for a in run.answers if a.status != "ok")
         calls = sum(a.usage.calls for a in run.answers)
         table.add_row(
-            run.label, str(len(run.answers)), str(errors), *(fmt(row.means.get(n)) for n in names_), str(calls)
+            run.spec.system, str(len(run.answers)), str(errors), *(fmt(row.means.get(n)) for n in names_), str(calls)
         )
     out.print(table)
+    out.print(
+        "SER: share of SQL that runs; EA: execution accuracy; SQL sim.: BIS semantic similarity; "
+        "result F1: BIS result similarity."
+    )
     out.print(f"report: [bold]{report.resolve()}[/bold]  (open it in a browser)")

@@ -1,5 +1,6 @@
 """LocalProvider: a GGUF model in-process with llama-cpp-python (the embedded default, or any file)."""
 
+import atexit
 import os
 import threading
 from pathlib import Path
@@ -10,6 +11,16 @@ from biarena.llm.types import ChatRequest, Completion, ModelError
 
 _LOADED: dict[str, Any] = {}
 _LOAD_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    # Free llama.cpp models while the interpreter is whole; at teardown its bindings are already gone.
+    for llama in _LOADED.values():
+        close = getattr(llama, "close", None)
+        if close is not None:
+            close()
+    _LOADED.clear()
 
 
 def load_llama(path: Path, context: int = 8192, threads: int | None = None) -> Any:

@@ -1,5 +1,6 @@
 """LLMAgent: what every model-driven agent shares (prompt context, usage tally, failure recording)."""
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ class LLMAgent:
         self.max_tokens = max_tokens
         self.sample_rows = sample_rows
         self._schemas: dict[tuple[int, str], str] = {}
+        self._schema_lock = threading.Lock()
 
     def spec_options(self) -> dict[str, Any]:
         """The model and prompt version (a different one is a different run)."""
@@ -55,6 +57,10 @@ class LLMAgent:
     def schema(self, env: AgentEnv, question: Question) -> str:
         """The schema text of the question's database (DDL, keys, sample rows, code meanings)."""
         key = (id(env), question.database)
+        with self._schema_lock:
+            return self._schema_text(key, env, question)
+
+    def _schema_text(self, key: tuple[int, str], env: AgentEnv, question: Question) -> str:
         if key not in self._schemas:
             db = env.databases.get(question.database)
             ref = env.benchmark.databases.get(question.database)

@@ -68,29 +68,32 @@ class DuckDatabase(Database):
             timer.cancel()
             cursor.close()
 
-    def _internal(self, sql: str, params: list | None = None) -> Any:
+    def _internal(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:
+        # Fetch while holding the lock: one connection serves every thread.
         with self._lock:
-            return self._conn.execute(sql, params or [])
+            cursor = self._conn.execute(sql, params or [])
+            columns = [d[0] for d in cursor.description or []]
+            return columns, [tuple(r) for r in cursor.fetchall()]
 
     def tables(self) -> list[str]:
         """Return the user tables' names."""
-        rows = self._internal(
+        _, rows = self._internal(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name"
-        ).fetchall()
+        )
         return [r[0] for r in rows]
 
     def table_ddl(self, table: str) -> str:
         """Return the table's CREATE statement."""
-        row = self._internal("SELECT sql FROM duckdb_tables() WHERE table_name = ?", [table]).fetchone()
-        return row[0] if row else ""
+        _, rows = self._internal("SELECT sql FROM duckdb_tables() WHERE table_name = ?", [table])
+        return rows[0][0] if rows else ""
 
     def foreign_keys(self, table: str) -> list[tuple[str, str, str]]:
         """Return (column, referenced table, referenced column) for `table`."""
-        rows = self._internal(
+        _, rows = self._internal(
             "SELECT constraint_column_names, referenced_table, referenced_column_names "
             "FROM duckdb_constraints() WHERE table_name = ? AND constraint_type = 'FOREIGN KEY'",
             [table],
-        ).fetchall()
+        )
         out = []
         for cols, ref_table, ref_cols in rows:
             for col, ref in zip(cols, ref_cols or [""] * len(cols), strict=False):
@@ -100,8 +103,8 @@ class DuckDatabase(Database):
     def sample_rows(self, table: str, limit: int) -> QueryResult:
         """Return up to `limit` rows of `table`."""
         quoted = '"' + table.replace('"', '""') + '"'
-        cursor = self._internal(f"SELECT * FROM {quoted} LIMIT {int(limit)}")
-        return QueryResult([d[0] for d in cursor.description], [tuple(r) for r in cursor.fetchall()])
+        columns, rows = self._internal(f"SELECT * FROM {quoted} LIMIT {int(limit)}")
+        return QueryResult(columns, rows)
 
     def close(self) -> None:
         """Close the connection."""

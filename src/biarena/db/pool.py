@@ -1,5 +1,7 @@
 """DatabasePool: a benchmark's databases opened on demand, with optional location overrides."""
 
+import threading
+
 from biarena.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Database
 from biarena.db.open_database import open_database
 from biarena.errors import NotFoundError
@@ -22,6 +24,7 @@ class DatabasePool:
         self.timeout = timeout
         self.max_rows = max_rows
         self._open: dict[str, Database] = {}
+        self._lock = threading.Lock()
 
     def location(self, name: str) -> str:
         """Return where database `name` is read from."""
@@ -35,9 +38,10 @@ class DatabasePool:
 
     def get(self, name: str) -> Database:
         """Return the open database `name`, opening it on first use."""
-        if name not in self._open:
-            self._open[name] = open_database(self.location(name), timeout=self.timeout, max_rows=self.max_rows)
-        return self._open[name]
+        with self._lock:
+            if name not in self._open:
+                self._open[name] = open_database(self.location(name), timeout=self.timeout, max_rows=self.max_rows)
+            return self._open[name]
 
     def source_dialect(self, name: str) -> str:
         """Return the dialect the benchmark's gold SQL for `name` is written in."""

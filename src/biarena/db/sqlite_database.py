@@ -86,32 +86,35 @@ class SqliteDatabase(Database):
             conn.set_progress_handler(None, 0)
             conn.set_authorizer(None)
 
-    def _internal(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
+    def _internal(self, sql: str, params: tuple = ()) -> tuple[list[str], list[tuple]]:
+        # Fetch while holding the lock: one connection serves every thread.
         with self._lock:
-            return self._conn.execute(sql, params)
+            cursor = self._conn.execute(sql, params)
+            columns = [d[0] for d in cursor.description or []]
+            return columns, [tuple(r) for r in cursor.fetchall()]
 
     def tables(self) -> list[str]:
         """Return the user tables' names."""
-        rows = self._internal(
+        _, rows = self._internal(
             "SELECT name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        ).fetchall()
+        )
         return [r[0] for r in rows]
 
     def table_ddl(self, table: str) -> str:
         """Return the table's CREATE statement as stored."""
-        row = self._internal("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()
-        return (row[0] or "") if row else ""
+        _, rows = self._internal("SELECT sql FROM sqlite_master WHERE name = ?", (table,))
+        return (rows[0][0] or "") if rows else ""
 
     def foreign_keys(self, table: str) -> list[tuple[str, str, str]]:
         """Return (column, referenced table, referenced column) for `table`."""
-        rows = self._internal('SELECT "from", "table", "to" FROM pragma_foreign_key_list(?)', (table,)).fetchall()
+        _, rows = self._internal('SELECT "from", "table", "to" FROM pragma_foreign_key_list(?)', (table,))
         return [(r[0], r[1], r[2] or "") for r in rows]
 
     def sample_rows(self, table: str, limit: int) -> QueryResult:
         """Return up to `limit` rows of `table`."""
         quoted = '"' + table.replace('"', '""') + '"'
-        cursor = self._internal(f"SELECT * FROM {quoted} LIMIT ?", (limit,))
-        return QueryResult([d[0] for d in cursor.description], [tuple(r) for r in cursor.fetchall()])
+        columns, rows = self._internal(f"SELECT * FROM {quoted} LIMIT ?", (limit,))
+        return QueryResult(columns, rows)
 
     def close(self) -> None:
         """Close the connection."""

@@ -1,11 +1,11 @@
 """The `predictions` system: replays a JSONL of {"question_id", "sql"} from any external system."""
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from biarena.agents.system import AgentEnv, run_step
+from biarena.benchmarks.jsonl import read_jsonl
 from biarena.errors import FormatError, NotFoundError, UsageError
 from biarena.records import Answer, Question, SystemSpec
 
@@ -15,22 +15,15 @@ def load_predictions(path: Path) -> dict[str, str]:
     if not path.is_file():
         raise NotFoundError(f"predictions file not found: {path}")
     predictions: dict[str, str] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise FormatError(f"{path} line {number}: invalid JSON: {error.msg} (column {error.colno})") from None
-            if not isinstance(record, dict):
-                raise FormatError(f"{path} line {number}: expected an object with 'question_id' and 'sql'")
-            for field in ("question_id", "sql"):
-                if not isinstance(record.get(field), str):
-                    raise FormatError(f"{path} line {number}: field '{field}' must be a string")
-            if record["question_id"] in predictions:
-                raise FormatError(f"{path} line {number}: field 'question_id': '{record['question_id']}' repeats")
-            predictions[record["question_id"]] = record["sql"]
+    for number, record in read_jsonl(path):
+        if not isinstance(record, dict):
+            raise FormatError(f"{path} line {number}: expected an object with 'question_id' and 'sql'")
+        for field in ("question_id", "sql"):
+            if not isinstance(record.get(field), str):
+                raise FormatError(f"{path} line {number}: field '{field}' must be a string")
+        if record["question_id"] in predictions:
+            raise FormatError(f"{path} line {number}: field 'question_id': '{record['question_id']}' repeats")
+        predictions[record["question_id"]] = record["sql"]
     return predictions
 
 

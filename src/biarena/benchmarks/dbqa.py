@@ -3,21 +3,15 @@
 import json
 from pathlib import Path
 
+from biarena.benchmarks.jsonl import read_jsonl
 from biarena.errors import FormatError, NotFoundError
 from biarena.records import Benchmark, DatabaseRef, Question
 
 
 def _records(path: Path) -> list[tuple[int, dict]]:
-    text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
-        out = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    out.append((number, json.loads(line)))
-                except json.JSONDecodeError as error:
-                    raise FormatError(f"{path} line {number}: invalid JSON: {error.msg}") from None
-        return out
+        return list(read_jsonl(path))
+    text = path.read_text(encoding="utf-8")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -1,12 +1,12 @@
 """The native benchmark format: a directory with benchmark.yaml, questions.jsonl and databases/."""
 
-import json
 import shutil
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
+from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.staging import staged_directory
 from biarena.errors import FormatError, NotFoundError
 from biarena.records import Benchmark, Question
@@ -60,27 +60,20 @@ def _load_questions(path: Path, benchmark: Benchmark) -> list[Question]:
         raise NotFoundError(f"{path}: file not found")
     questions: list[Question] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise FormatError(f"{path} line {number}: invalid JSON: {error.msg} (column {error.colno})") from None
-            try:
-                question = Question.model_validate(data)
-            except ValidationError as error:
-                raise FormatError(f"{path} line {number}, {_field_errors(error)}") from None
-            if question.id in seen:
-                raise FormatError(f"{path} line {number}: field 'id': '{question.id}' repeats line {seen[question.id]}")
-            if benchmark.databases and question.database not in benchmark.databases:
-                known = ", ".join(sorted(benchmark.databases))
-                raise FormatError(
-                    f"{path} line {number}: field 'database': unknown database '{question.database}' (known: {known})"
-                )
-            seen[question.id] = number
-            questions.append(question)
+    for number, data in read_jsonl(path):
+        try:
+            question = Question.model_validate(data)
+        except ValidationError as error:
+            raise FormatError(f"{path} line {number}, {_field_errors(error)}") from None
+        if question.id in seen:
+            raise FormatError(f"{path} line {number}: field 'id': '{question.id}' repeats line {seen[question.id]}")
+        if benchmark.databases and question.database not in benchmark.databases:
+            known = ", ".join(sorted(benchmark.databases))
+            raise FormatError(
+                f"{path} line {number}: field 'database': unknown database '{question.database}' (known: {known})"
+            )
+        seen[question.id] = number
+        questions.append(question)
     return questions
 
 

@@ -16,6 +16,7 @@ from biarena.cli import (
     run_cmd,
     score_cmd,
     show_cmd,
+    synth_cmd,
 )
 from biarena.errors import BiarenaError
 
@@ -28,6 +29,7 @@ app = typer.Typer(
 )
 app.add_typer(import_cmd.app, name="import")
 app.add_typer(generate_cmd.app, name="generate")
+app.add_typer(synth_cmd.app, name="synth")
 app.command("demo")(demo_cmd.demo)
 app.command("report")(report_cmd.report)
 app.command("build")(build_cmd.build)

@@ -8,20 +8,12 @@ from pydantic import ValidationError
 
 from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.staging import staged_directory
+from biarena.benchmarks.yaml_file import field_errors, read_yaml
 from biarena.errors import FormatError, NotFoundError
 from biarena.records import Benchmark, Question
 
 BENCHMARK_FILE = "benchmark.yaml"
 QUESTIONS_FILE = "questions.jsonl"
-
-
-def _field_errors(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors()[:3]:
-        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        parts.append(f"field '{where}': {item['msg']}")
-    more = len(error.errors()) - 3
-    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
 def load_benchmark(directory: str | Path, *, check_files: bool = True) -> Benchmark:
@@ -30,12 +22,7 @@ def load_benchmark(directory: str | Path, *, check_files: bool = True) -> Benchm
     head_path = root / BENCHMARK_FILE
     if not head_path.is_file():
         raise NotFoundError(f"{root}: not a benchmark directory (no {BENCHMARK_FILE})")
-    try:
-        head = yaml.safe_load(head_path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise FormatError(f"{head_path}{where}: invalid YAML: {getattr(error, 'problem', error)}") from None
+    head = read_yaml(head_path) or {}
     if not isinstance(head, dict):
         raise FormatError(f"{head_path}: expected a mapping at the top level")
     if "questions" in head:
@@ -43,7 +30,7 @@ def load_benchmark(directory: str | Path, *, check_files: bool = True) -> Benchm
     try:
         benchmark = Benchmark.model_validate(head)
     except ValidationError as error:
-        raise FormatError(f"{head_path}: {_field_errors(error)}") from None
+        raise FormatError(f"{head_path}: {field_errors(error)}") from None
     benchmark.questions = _load_questions(root / QUESTIONS_FILE, benchmark)
     benchmark.set_root(root.resolve())
     if check_files:
@@ -64,7 +51,7 @@ def _load_questions(path: Path, benchmark: Benchmark) -> list[Question]:
         try:
             question = Question.model_validate(data)
         except ValidationError as error:
-            raise FormatError(f"{path} line {number}, {_field_errors(error)}") from None
+            raise FormatError(f"{path} line {number}, {field_errors(error)}") from None
         if question.id in seen:
             raise FormatError(f"{path} line {number}: field 'id': '{question.id}' repeats line {seen[question.id]}")
         if benchmark.databases and question.database not in benchmark.databases:

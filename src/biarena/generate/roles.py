@@ -3,10 +3,9 @@
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from biarena.errors import FormatError, NotFoundError
+from biarena.benchmarks.yaml_file import load_yaml_model
 
 Aggregation = Literal["sum", "avg", "max", "min", "count"]
 
@@ -122,18 +121,4 @@ class Roles(BaseModel):
 
 def load_roles(path: str | Path) -> Roles:
     """Read a roles.yaml file; FormatError names the file and field of a problem."""
-    source = Path(path)
-    if not source.is_file():
-        raise NotFoundError(f"roles file not found: {source}")
-    try:
-        data = yaml.safe_load(source.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise FormatError(f"{source}{where}: invalid YAML: {getattr(error, 'problem', error)}") from None
-    try:
-        return Roles.model_validate(data)
-    except ValidationError as error:
-        item = error.errors()[0]
-        where = ".".join(str(p) for p in item["loc"])
-        raise FormatError(f"{source}: field '{where}': {item['msg']}") from None
+    return load_yaml_model(path, Roles, "roles file")

@@ -7,7 +7,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from biarena.db import DatabasePool, QueryResult, SqlProblem
-from biarena.metrics.columns import Tolerance
+from biarena.metrics.columns import Column, Tolerance
+from biarena.metrics.result_similarity import to_columns
 from biarena.records import Answer, Benchmark, Question
 
 Outcome = QueryResult | SqlProblem
@@ -23,6 +24,15 @@ class ScoringContext:
     tolerance: Tolerance = field(default_factory=Tolerance)
     _results: dict[tuple[str, str, str], Outcome] = field(default_factory=dict, repr=False)
     _prepared: dict[tuple[str, str, str, str], str | None] = field(default_factory=dict, repr=False)
+    _columns: dict[int, tuple[QueryResult, list[Column]]] = field(default_factory=dict, repr=False)
+
+    def columns(self, result: QueryResult) -> list[Column]:
+        """The result split into typed columns, once for all the scorers that compare it."""
+        entry = self._columns.get(id(result))
+        if entry is None or entry[0] is not result:
+            entry = (result, to_columns(result))
+            self._columns[id(result)] = entry
+        return entry[1]
 
     def run(self, question: Question, sql: str, *, gold: bool = False) -> Outcome:
         """Run `sql` on the question's database with its clock anchor; cached per statement."""
@@ -61,7 +71,8 @@ class ScoringContext:
     def forget(self, question: Question) -> None:
         """Drop cached results of a question's statements (to bound memory on large runs)."""
         for key in [k for k in self._results if k[0] == question.database and k[1] == "answer"]:
-            del self._results[key]
+            outcome = self._results.pop(key)
+            self._columns.pop(id(outcome), None)
 
 
 def orders_rows(sql: str, dialect: str = "sqlite") -> bool:

@@ -34,7 +34,15 @@ class ExecutionAccuracyScorer:
         dialect = context.databases.source_dialect(question.database)
         for index, (sql, gold) in enumerate(golds):
             ordered = orders_rows(sql, dialect)
-            if results_match(outcome, gold, ordered=ordered, tolerance=context.tolerance):
+            same = results_match(
+                outcome,
+                gold,
+                ordered=ordered,
+                tolerance=context.tolerance,
+                predicted_columns=context.columns(outcome),
+                gold_columns=context.columns(gold),
+            )
+            if same:
                 return [
                     make_score(
                         self,

@@ -44,6 +44,8 @@ def results_match(
     *,
     ordered: bool = False,
     tolerance: Tolerance | None = None,
+    predicted_columns: list[Column] | None = None,
+    gold_columns: list[Column] | None = None,
 ) -> bool:
     """True when `predicted` holds the same rows as `gold`, up to column order and rounding."""
     tolerance = tolerance or Tolerance()
@@ -51,7 +53,8 @@ def results_match(
         return False
     if not gold.rows:
         return True
-    pred_cols, gold_cols = to_columns(predicted), to_columns(gold)
+    pred_cols = predicted_columns if predicted_columns is not None else to_columns(predicted)
+    gold_cols = gold_columns if gold_columns is not None else to_columns(gold)
     candidates = []
     for b in gold_cols:
         options = [

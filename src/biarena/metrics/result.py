@@ -31,7 +31,14 @@ class ResultSimilarityScorer:
         dialect = context.databases.source_dialect(question.database)
         best = None
         for sql, gold in golds:
-            found = result_similarity(outcome, gold, ordered=orders_rows(sql, dialect), tolerance=context.tolerance)
+            found = result_similarity(
+                outcome,
+                gold,
+                ordered=orders_rows(sql, dialect),
+                tolerance=context.tolerance,
+                predicted_columns=context.columns(outcome),
+                gold_columns=context.columns(gold),
+            )
             if best is None or found.f1 > best.f1:
                 best = found
         assert best is not None

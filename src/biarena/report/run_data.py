@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biarena.records import Answer, Question, RunSpec, Score
-from biarena.runner import RunStore
+from biarena.runner import RunStore, scores_by_question
 
 
 @dataclass
@@ -36,7 +36,4 @@ class RunData:
 
     def score_table(self) -> dict[str, dict[str, float | None]]:
         """question id -> score name -> value."""
-        table: dict[str, dict[str, float | None]] = {}
-        for score in self.scores:
-            table.setdefault(score.question_id, {})[score.name] = score.value
-        return table
+        return scores_by_question(self.scores)

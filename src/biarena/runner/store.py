@@ -1,6 +1,5 @@
 """RunStore: one SQLite file (WAL) per run holding its spec, questions, answers and scores."""
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -179,8 +178,3 @@ def scores_by_question(scores: list[Score]) -> dict[str, dict[str, float | None]
     for score in scores:
         table.setdefault(score.question_id, {})[score.name] = score.value
     return table
-
-
-def dumps(value: object) -> str:
-    """Compact JSON for export lines."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -4,10 +4,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from biarena.errors import FormatError, NotFoundError
+from biarena.benchmarks.yaml_file import load_yaml_model
 
 
 class Column(BaseModel):
@@ -133,15 +132,4 @@ class Spec(BaseModel):
 
 def load_spec(path: str | Path) -> Spec:
     """Read a vertical spec; FormatError names the file and field of a problem."""
-    source = Path(path)
-    if not source.is_file():
-        raise NotFoundError(f"spec not found: {source}")
-    try:
-        data = yaml.safe_load(source.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise FormatError(f"{source}: invalid YAML: {error}") from None
-    try:
-        return Spec.model_validate(data)
-    except ValidationError as error:
-        item = error.errors()[0]
-        raise FormatError(f"{source}: field '{'.'.join(map(str, item['loc']))}': {item['msg']}") from None
+    return load_yaml_model(path, Spec, "spec")

@@ -2,14 +2,32 @@
 
 from pathlib import Path
 
+import click
 import typer
 from rich.table import Table
+from typer.core import TyperGroup
 
 from biarena.cli.console import err, out
 from biarena.errors import FormatError
 from biarena.synth import generate, load_spec, verify, vertical_names, vertical_spec
+from biarena.synth.writers import FORMATS
 
-app = typer.Typer(help="Business database simulator: generate and verify vertical databases.", no_args_is_help=True)
+
+class _VerticalFirst(TyperGroup):
+    """`biarena synth VERTICAL ...` means `biarena synth make VERTICAL ...`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            args = ["make", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=_VerticalFirst,
+    help="Business database simulator. `biarena synth VERTICAL --scale S --seed N [--format F] -o PATH` generates "
+    "a vertical (built-in name or spec .yaml) and verifies it; `list` and `verify PATH` do what they say.",
+    no_args_is_help=True,
+)
 
 
 @app.command("list")
@@ -49,14 +67,19 @@ def verify_command(path: Path = typer.Argument(..., help="A database generated b
 @app.command("make")
 def make(
     vertical: str = typer.Argument(..., help="A built-in vertical name, or a path to a spec .yaml."),
-    out_path: Path = typer.Option(..., "-o", "--out", help="SQLite file to write."),
+    out_path: Path = typer.Option(..., "-o", "--out", help="File (SQLite, DuckDB) or directory (Parquet) to write."),
     scale: float = typer.Option(1.0, "--scale", min=0.001, help="Row counts times this."),
     seed: int = typer.Option(0, "--seed", help="The same seed and scale give byte-identical output."),
+    fmt: str = typer.Option(
+        None,
+        "--format",
+        help=f"One of {', '.join(FORMATS)}; default from the path (.duckdb, .parquet or a directory, else sqlite).",
+    ),
     no_verify: bool = typer.Option(False, "--no-verify", help="Skip the verification after generating."),
 ) -> None:
     """Generate a vertical's database (then verify it; a broken spec fails loudly)."""
     spec = load_spec(vertical) if vertical.endswith((".yaml", ".yml")) else vertical_spec(vertical)
-    counts = generate(spec, out_path, scale=scale, seed=seed)
+    counts = generate(spec, out_path, scale=scale, seed=seed, fmt=fmt)
     err.print(f"{spec.name}: {sum(counts.values())} rows in {len(counts)} tables written to {out_path}")
     if not no_verify:
         failed = [c for c in verify(out_path) if not c.ok]

@@ -1,22 +1,36 @@
-"""generate: write a vertical's database from its spec, vectorized and deterministic for a seed and scale."""
+"""generate: write a vertical's database from its spec, vectorized, streamed in chunks, deterministic for a seed.
 
-import sqlite3
-from datetime import datetime, timedelta
+Each table is generated in chunks of about `chunk` rows (cut at day boundaries for tables with a timestamp, so
+rows stay in time order). Only the columns other tables refer to stay in memory; everything else is written and
+dropped. Category shares are exact: the table's counts are fixed up front and each chunk draws its share without
+replacement. Seasonal density is exact per month. Rules are evaluated on each chunk before it is written.
+"""
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
-from biarena.errors import FormatError
+from biarena.errors import FormatError, UsageError
 from biarena.synth.calendar import allocate, allocate_days, days, density
+from biarena.synth.expression import evaluate
+from biarena.synth.reader import open_output, output_format
 from biarena.synth.spec import Column, Spec
+from biarena.synth.writers import FORMATS, open_writer
 
 Columns = dict[str, np.ndarray]
 EPOCH = datetime(1970, 1, 1)
+DAY = 86_400
+FAKER_POOL = 20_000
+"""Faker columns longer than this sample from a pool of this many values (names repeat, as in real data)."""
 
 
-def _order(spec: Spec) -> list[str]:
+def table_order(spec: Spec) -> list[str]:
     """Tables with parents before children."""
     deps = {
         name: {c.ref.split(".")[0] for c in t.columns.values() if c.kind == "foreign" and c.ref}
@@ -31,33 +45,158 @@ def _order(spec: Spec) -> list[str]:
     return done
 
 
-def _category(column: Column, n: int, rng: np.random.Generator) -> np.ndarray:
-    values = column.values
-    if isinstance(values, dict):
-        labels, shares = list(values), np.array(list(values.values()), dtype=float)
-    else:
-        labels, shares = list(values or []), np.ones(len(values or []))
-    if not labels:
-        raise FormatError("a category column needs values")
-    counts = allocate(n, shares)
-    numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in labels)
-    out = np.repeat(np.array(labels, dtype=np.int64 if numeric else object), counts)
-    return rng.permutation(out)
+def column_type(spec: Spec, table: str, name: str) -> str:
+    """The stored type of a column: int, float, text, timestamp or date."""
+    column = spec.tables[table].columns[name]
+    kind = column.kind
+    if kind in ("sequence",):
+        return "int"
+    if kind == "foreign":
+        parent, key = (column.ref or ".").split(".")
+        return column_type(spec, parent, key)
+    if kind in ("timestamp", "after"):
+        return "timestamp"
+    if kind == "date":
+        return "date"
+    if kind in ("normal", "uniform", "poisson"):
+        return "int" if column.round == 0 else "float"
+    if kind == "category":
+        labels = list(column.values or [])
+        if labels and all(isinstance(v, int) and not isinstance(v, bool) for v in labels):
+            return "int"
+        if labels and all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels):
+            return "float"
+        return "text"
+    if kind == "constant":
+        value = column.value
+        if isinstance(value, bool | int):
+            return "int"
+        return "float" if isinstance(value, float) else "text"
+    return "text"
 
 
-def _timestamps(spec: Spec, n: int, rng: np.random.Generator) -> np.ndarray:
-    calendar = days(spec.start, spec.anchor.date())
-    counts = allocate_days(n, calendar, density(calendar, spec.seasonality))
-    base = np.repeat(
-        np.array([(datetime.combine(d, datetime.min.time()) - EPOCH).total_seconds() for d in calendar]), counts
-    )
-    seconds = base + rng.integers(0, 86_400, size=n)
-    limit = (spec.anchor - EPOCH).total_seconds()
-    seconds = np.minimum(seconds, limit - 1)
-    return np.sort(seconds)
+def seconds(moment: datetime | date) -> int:
+    """Seconds since 1970 of a moment (a date is its midnight)."""
+    if not isinstance(moment, datetime):
+        moment = datetime.combine(moment, datetime.min.time())
+    return int((moment - EPOCH).total_seconds())
 
 
-def _numeric(column: Column, n: int, rng: np.random.Generator, table: Columns) -> np.ndarray:
+def _coerce(value: Any, kind: str) -> Any:
+    if value is None:
+        return None
+    if kind == "timestamp":
+        return seconds(datetime.fromisoformat(str(value)))
+    if kind == "date":
+        return (date.fromisoformat(str(value)) - EPOCH.date()).days
+    if kind == "int":
+        return int(value)
+    if kind == "float":
+        return float(value)
+    return str(value)
+
+
+def _typed(values: np.ndarray, kind: str) -> np.ndarray:
+    """The array in its stored type (rules may have produced floats for an int column, and so on)."""
+    if values.dtype == object and any(v is None for v in values.tolist()):
+        return values
+    if kind in ("int", "timestamp", "date"):
+        return np.round(values.astype(float)).astype(np.int64) if values.dtype.kind == "f" else values.astype(np.int64)
+    if kind == "float":
+        return values.astype(float)
+    return values.astype(object)
+
+
+@dataclass
+class TableDef:
+    """A table as the writers see it."""
+
+    name: str
+    types: dict[str, str]
+    primary_key: str | None
+    references: dict[str, str]
+
+
+@dataclass
+class _Table:
+    """Per-table generation state shared by its chunks."""
+
+    spec: Spec
+    name: str
+    index: int
+    n: int
+    seed: int
+    kept: dict[str, Columns]
+    types: dict[str, str] = field(default_factory=dict)
+    remaining: dict[str, np.ndarray] = field(default_factory=dict)
+    labels: dict[str, np.ndarray] = field(default_factory=dict)
+    pools: dict[str, np.ndarray] = field(default_factory=dict)
+    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    day_counts: np.ndarray | None = None
+    calendar: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        table = self.spec.tables[self.name]
+        rng = np.random.default_rng([self.seed, self.index])
+        self.types = {c: column_type(self.spec, self.name, c) for c in table.columns}
+        for name, column in table.columns.items():
+            if column.kind == "category":
+                values = column.values
+                labels = list(values) if isinstance(values, dict) else list(values or [])
+                if not labels:
+                    raise FormatError(f"spec '{self.spec.name}' column {self.name}.{name}: a category needs values")
+                shares = np.array(list(values.values()), dtype=float) if isinstance(values, dict) else None
+                self.remaining[name] = allocate(self.n, shares if shares is not None else np.ones(len(labels)))
+                dtype = {"int": np.int64, "float": float}.get(self.types[name], object)
+                self.labels[name] = np.array(labels, dtype=dtype)
+            elif column.kind == "faker":
+                self.pools[name] = _faker(column, min(self.n, FAKER_POOL), rng)
+            elif column.kind == "foreign" and column.weight:
+                parent = (column.ref or ".").split(".")[0]
+                source = self.kept[parent][column.weight["column"]]
+                weights = np.array([column.weight["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
+                self.weights[name] = weights / weights.sum()
+        stamp = self.stamp
+        if stamp:
+            calendar = days(self.spec.start, self.spec.anchor.date())
+            self.day_counts = allocate_days(self.n, calendar, density(calendar, self.spec.seasonality))
+            self.calendar = np.array([seconds(d) for d in calendar], dtype=np.int64)
+
+    @property
+    def stamp(self) -> str | None:
+        """The table's first timestamp column: it orders the rows and carries the seasons."""
+        columns = self.spec.tables[self.name].columns
+        return next((c for c, col in columns.items() if col.kind == "timestamp"), None)
+
+    def chunks(self, size: int) -> list[tuple[int, int, np.ndarray | None]]:
+        """(first row, row count, day counts) per chunk; timed tables are cut at day boundaries."""
+        if self.day_counts is None:
+            return [(start, min(size, self.n - start), None) for start in range(0, self.n, size)]
+        out, start, first_day = [], 0, 0
+        cumulative = np.cumsum(self.day_counts)
+        while start < self.n:
+            last_day = int(np.searchsorted(cumulative, start + size, side="left"))
+            last_day = min(last_day, len(self.day_counts) - 1)
+            counts = self.day_counts[first_day : last_day + 1]
+            out.append((start, int(counts.sum()), np.pad(counts, (first_day, len(self.day_counts) - last_day - 1))))
+            start += int(counts.sum())
+            first_day = last_day + 1
+        return out
+
+
+def _faker(column: Column, n: int, rng: np.random.Generator) -> np.ndarray:
+    from faker import Faker
+
+    fake = Faker("en_US")
+    fake.seed_instance(int(rng.integers(0, 2**31)))
+    try:
+        provider = getattr(fake, column.provider or "name")
+    except AttributeError:
+        raise FormatError(f"unknown Faker provider '{column.provider}'") from None
+    return np.array([str(provider()) for _ in range(n)], dtype=object)
+
+
+def _numeric(column: Column, n: int, rng: np.random.Generator, data: Columns) -> np.ndarray:
     if column.kind == "normal":
         out = rng.normal(column.mean or 0.0, column.sd or 1.0, n)
     elif column.kind == "uniform":
@@ -65,9 +204,8 @@ def _numeric(column: Column, n: int, rng: np.random.Generator, table: Columns) -
     else:  # poisson
         out = rng.poisson(column.mean or 1.0, n).astype(float)
     if column.factor:
-        source = table[column.factor["column"]]
-        multipliers = np.array([column.factor["values"].get(v, 1.0) for v in source], dtype=float)
-        out = out * multipliers
+        source = data[column.factor["column"]]
+        out = out * np.array([column.factor["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
     if column.min is not None:
         out = np.maximum(out, column.min)
     if column.round is not None:
@@ -78,157 +216,255 @@ def _numeric(column: Column, n: int, rng: np.random.Generator, table: Columns) -
 
 
 def _column(
-    spec: Spec, name: str, column: Column, n: int, rng: np.random.Generator, table: Columns, tables: dict[str, Columns]
+    state: _Table, name: str, column: Column, start: int, n: int, day_counts: np.ndarray | None, rng, data: Columns
 ) -> np.ndarray:
     kind = column.kind
     if kind == "sequence":
-        return np.arange(1, n + 1, dtype=np.int64)
+        return np.arange(start + 1, start + n + 1, dtype=np.int64)
     if kind == "constant":
-        return np.full(n, column.value, dtype=object)
+        return np.full(n, _coerce(column.value, state.types[name]), dtype=object if column.value is None else None)
     if kind == "category":
-        return _category(column, n, rng)
+        remaining = state.remaining[name]
+        counts = remaining.copy() if n == int(remaining.sum()) else rng.multivariate_hypergeometric(remaining, n)
+        state.remaining[name] = remaining - counts
+        return rng.permutation(np.repeat(state.labels[name], counts))
     if kind in ("normal", "uniform", "poisson"):
-        return _numeric(column, n, rng, table)
+        return _numeric(column, n, rng, data)
     if kind == "foreign":
         parent, key = (column.ref or ".").split(".")
-        keys = tables[parent][key]
-        if column.weight:
-            weights = np.array([column.weight["values"].get(v, 1.0) for v in tables[parent][column.weight["column"]]])
-            return keys[rng.choice(len(keys), size=n, p=weights / weights.sum())]
+        keys = state.kept[parent][key]
+        if name in state.weights:
+            return keys[rng.choice(len(keys), size=n, p=state.weights[name])]
         return keys[rng.integers(0, len(keys), size=n)]
     if kind == "timestamp":
-        return _timestamps(spec, n, rng)
+        if day_counts is not None and name == state.stamp:
+            base = np.repeat(state.calendar, day_counts)
+            return np.sort(base + rng.integers(0, DAY, size=n))
+        calendar = days(state.spec.start, state.spec.anchor.date())
+        weights = density(calendar, state.spec.seasonality)
+        picked = rng.choice(len(calendar), size=n, p=weights / weights.sum())
+        return np.array([seconds(d) for d in calendar], dtype=np.int64)[picked] + rng.integers(0, DAY, size=n)
     if kind == "date":
-        start = column.start or spec.start
-        end = column.end or spec.anchor.date()
-        offsets = rng.integers(0, (end - start).days + 1, size=n)
-        return np.array([(start + timedelta(days=int(o))).isoformat() for o in offsets], dtype=object)
+        first = column.start or state.spec.start
+        last = column.end or state.spec.anchor.date()
+        return (first - EPOCH.date()).days + rng.integers(0, (last - first).days + 1, size=n)
     if kind == "faker":
-        from faker import Faker
-
-        fake = Faker("en_US")
-        fake.seed_instance(int(rng.integers(0, 2**31)))
-        provider = getattr(fake, column.provider or "name")
-        return np.array([provider() for _ in range(n)], dtype=object)
+        pool = state.pools[name]
+        if state.n <= FAKER_POOL:
+            return pool[start : start + n]
+        return pool[rng.integers(0, len(pool), size=n)]
     raise FormatError(f"column '{name}': unknown kind {kind}")
 
 
-def _sql_type(values: np.ndarray) -> str:
-    if values.dtype.kind in "iu":
-        return "INTEGER"
-    if values.dtype.kind == "f":
-        return "REAL"
-    return "TEXT"
+def _after(column: Column, data: Columns, rng: np.random.Generator, limit: int) -> np.ndarray:
+    low, high = column.low or 0.0, column.high if column.high is not None else 24.0
+    offsets = rng.uniform(low * 3600, high * 3600, size=len(data[column.of or ""]))
+    return np.minimum(data[column.of or ""] + offsets.astype(np.int64), limit - 1)
 
 
-def _as_sql(values: np.ndarray, is_time: bool) -> list:
-    if is_time:
-        return [(EPOCH + timedelta(seconds=float(s))).strftime("%Y-%m-%d %H:%M:%S") for s in values]
-    return values.tolist()
-
-
-def _plant(spec: Spec, tables: dict[str, Columns], time_columns: dict[str, str], rng: np.random.Generator) -> None:
+def _plant(spec: Spec, name: str, data: Columns, stamp: str | None, rng: np.random.Generator) -> Columns:
     for event in spec.planted:
-        data = tables[event.table]
-        stamp = time_columns.get(event.table)
-        if stamp is None or event.column not in data:
-            raise FormatError(f"planted event '{event.name}': table {event.table} needs a timestamp and {event.column}")
-        lo = (datetime.combine(event.start, datetime.min.time()) - EPOCH).total_seconds()
-        hi = (datetime.combine(event.end, datetime.min.time()) + timedelta(days=1) - EPOCH).total_seconds()
+        if event.table != name:
+            continue
+        if stamp is None:
+            raise FormatError(f"planted event '{event.name}': table {event.table} needs a timestamp column")
+        lo, hi = seconds(event.start), seconds(event.end) + DAY
         times = data[stamp]
-        hit = np.flatnonzero((data[event.column] == event.value) & (times >= lo) & (times < hi))
+        in_window = (times >= lo) & (times < hi)
+        in_slice = data[event.column] == event.value
+        hit = np.flatnonzero(in_slice & in_window)
+        if not len(hit):
+            continue
+        # the change is sized from the expected slice (window rows x slice share), not the sampled hits
+        expected = int(in_window.sum()) * float(in_slice.mean())
         if event.factor >= 1:
-            extra = rng.choice(hit, size=round(len(hit) * (event.factor - 1)), replace=True) if len(hit) else hit
-            for name, values in data.items():
-                data[name] = np.concatenate([values, values[extra]])
-            if len(extra):
-                data[stamp][-len(extra) :] = rng.uniform(lo, hi, size=len(extra))
+            extra = rng.choice(hit, size=round(expected * (event.factor - 1)), replace=True)
+            data = {c: np.concatenate([v, v[extra]]) for c, v in data.items()}
+            data[stamp][-len(extra) :] = times[extra] // DAY * DAY + rng.integers(0, DAY, size=len(extra))
             order = np.argsort(data[stamp], kind="stable")
-            for name in data:
-                data[name] = data[name][order]
+            data = {c: v[order] for c, v in data.items()}
         else:
-            drop = rng.choice(hit, size=round(len(hit) * (1 - event.factor)), replace=False)
+            drop = rng.choice(hit, size=min(len(hit), round(expected * (1 - event.factor))), replace=False)
             keep = np.setdiff1d(np.arange(len(times)), drop)
-            for name in data:
-                data[name] = data[name][keep]
-        for name, column in spec.tables[event.table].columns.items():
-            if column.kind == "sequence":
-                data[name] = np.arange(1, len(data[name]) + 1, dtype=np.int64)
+            data = {c: v[keep] for c, v in data.items()}
+    return data
 
 
-def generate(spec: Spec, path: Path, *, scale: float = 1.0, seed: int = 0, chunk: int = 50_000) -> dict[str, int]:
-    """Write the vertical's SQLite database; return rows per table. Rules are applied, not yet verified."""
-    tables: dict[str, Columns] = {}
-    time_columns: dict[str, str] = {}
-    for index, name in enumerate(_order(spec)):
+def _apply_rules(spec: Spec, name: str, data: Columns, types: dict[str, str]) -> None:
+    n = len(next(iter(data.values())))
+    for rule in spec.rules:
+        if rule.table != name:
+            continue
+        try:
+            result = _value(rule.otherwise, data, n)
+            decided = np.zeros(n, dtype=bool)
+            for case in rule.branches():
+                hit = evaluate(case.when, data, n).astype(bool) & ~decided
+                value = _value(case.then, data, n)
+                if result.dtype != value.dtype:
+                    result, value = result.astype(object), value.astype(object)
+                result = np.where(hit, value, result)
+                decided |= hit
+        except FormatError as error:
+            raise FormatError(f"spec '{spec.name}': rule '{rule.name}' cannot be applied: {error}") from None
+        data[rule.column] = _typed(result, types[rule.column])
+
+
+def _value(value: Any, data: Columns, n: int) -> np.ndarray:
+    if isinstance(value, dict):
+        out = evaluate(str(value["expr"]), data, n).astype(float)
+        return np.round(out, value["round"]) if value.get("round") is not None else out
+    return np.full(n, value, dtype=object if value is None or isinstance(value, str) else None)
+
+
+def _retained(spec: Spec) -> dict[str, set[str]]:
+    """Columns other tables read: referenced keys and the columns that weight the choice of parents."""
+    out: dict[str, set[str]] = {name: set() for name in spec.tables}
+    for table in spec.tables.values():
+        for column in table.columns.values():
+            if column.kind == "foreign" and column.ref:
+                parent, key = column.ref.split(".")
+                out[parent].add(key)
+                if column.weight:
+                    out[parent].add(column.weight["column"])
+    return out
+
+
+def _cause_rows(spec: Spec, name: str, next_key: int, types: dict[str, str]) -> Columns | None:
+    rows = [event.cause.get("row", {}) for event in spec.planted if event.cause.get("table") == name]
+    if not rows:
+        return None
+    table = spec.tables[name]
+    data: Columns = {}
+    for column in table.columns:
+        values = []
+        for i, row in enumerate(rows):
+            if column == table.primary_key and column not in row:
+                values.append(next_key + i)
+            else:
+                values.append(_coerce(row.get(column), types[column]))
+        data[column] = _typed(np.array(values, dtype=object), types[column])
+    return data
+
+
+def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> dict[str, int]:
+    retained = _retained(spec)
+    kept: dict[str, Columns] = {}
+    counts: dict[str, int] = {}
+    limit = seconds(spec.anchor)
+    for index, name in enumerate(table_order(spec)):
         table = spec.tables[name]
         n = max(1, round(table.rows * (scale if table.scaled else 1.0)))
-        rng = np.random.default_rng([seed, index])
-        data: Columns = {}
-        for column_name, column in table.columns.items():
-            try:
-                data[column_name] = _column(spec, column_name, column, n, rng, data, tables)
-            except (KeyError, ValueError) as error:
-                raise FormatError(f"spec '{spec.name}' table {name} column {column_name}: {error}") from None
-            if column.kind == "timestamp":
-                time_columns.setdefault(name, column_name)
-        tables[name] = data
-    _plant(spec, tables, time_columns, np.random.default_rng([seed, 999]))
-    if path.exists():
-        path.unlink()
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA page_size = 4096")
-    conn.execute("PRAGMA journal_mode = OFF")
-    conn.execute("PRAGMA synchronous = OFF")
-    counts: dict[str, int] = {}
-    with conn:
-        for name in _order(spec):
-            data, table = tables[name], spec.tables[name]
-            cols = []
+        state = _Table(spec, name, index, n, seed, kept)
+        references = {c: col.ref.replace(".", "(") + ")" for c, col in table.columns.items() if col.ref}
+        writer.create(TableDef(name, state.types, table.primary_key, references))
+        parts: dict[str, list[np.ndarray]] = {c: [] for c in retained[name]}
+        written = 0
+        for number, (start, size, day_counts) in enumerate(state.chunks(chunk)):
+            rng = np.random.default_rng([seed, index, number])
+            data: Columns = {}
             for column_name, column in table.columns.items():
-                kind = "TEXT" if column.kind == "timestamp" else _sql_type(data[column_name])
-                pk = " PRIMARY KEY" if column_name == table.primary_key else ""
-                ref = f" REFERENCES {column.ref.replace('.', '(')})" if column.kind == "foreign" and column.ref else ""
-                cols.append(f'"{column_name}" {kind}{pk}{ref}')
-            conn.execute(f'CREATE TABLE "{name}" ({", ".join(cols)})')
-            columns = [_as_sql(data[c], spec.tables[name].columns[c].kind == "timestamp") for c in table.columns]
-            rows = list(zip(*columns, strict=True))
-            marks = ",".join("?" * len(columns))
-            for start in range(0, len(rows), chunk):
-                conn.executemany(f'INSERT INTO "{name}" VALUES ({marks})', rows[start : start + chunk])
-            counts[name] = len(rows)
-        for event in spec.planted:
-            row = event.cause["row"]
-            names = ", ".join(f'"{k}"' for k in row)
-            conn.execute(
-                f'INSERT INTO "{event.cause["table"]}" ({names}) VALUES ({",".join("?" * len(row))})',
-                list(row.values()),
-            )
-        for rule in spec.rules:
-            try:
-                conn.execute(
-                    f'UPDATE "{rule.table}" SET "{rule.column}" = CASE WHEN ({rule.when}) THEN ? ELSE ? END',
-                    (rule.then, rule.otherwise),
-                )
-            except sqlite3.Error as error:
-                raise FormatError(f"spec '{spec.name}': rule '{rule.name}' cannot be applied: {error}") from None
-        conn.execute("CREATE TABLE _biarena_synth (key TEXT PRIMARY KEY, value TEXT)")
-        meta = {
-            "spec": yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False, allow_unicode=True),
-            "seed": str(seed),
-            "scale": repr(scale),
-        }
-        conn.executemany("INSERT INTO _biarena_synth VALUES (?, ?)", list(meta.items()))
-    conn.close()
+                if column.kind in ("after", "sequence"):
+                    continue
+                try:
+                    data[column_name] = _column(state, column_name, column, start, size, day_counts, rng, data)
+                except (KeyError, ValueError) as error:
+                    raise FormatError(f"spec '{spec.name}' column {name}.{column_name}: {error}") from None
+            data = _plant(spec, name, data, state.stamp, rng)
+            rows = len(next(iter(data.values()))) if data else size
+            for column_name, column in table.columns.items():
+                if column.kind == "sequence":
+                    data[column_name] = np.arange(written + 1, written + rows + 1, dtype=np.int64)
+                elif column.kind == "after":
+                    data[column_name] = _after(column, data, rng, limit)
+            _apply_rules(spec, name, data, state.types)
+            data = {c: data[c] for c in table.columns}
+            writer.append(name, data)
+            written += rows
+            for column_name in parts:
+                parts[column_name].append(data[column_name])
+        causes = _cause_rows(spec, name, written + 1, state.types)
+        if causes is not None:
+            writer.append(name, causes)
+            written += len(next(iter(causes.values())))
+        kept[name] = {c: np.concatenate(v) for c, v in parts.items()}
+        counts[name] = written
     return counts
 
 
-def stored_spec(path: Path) -> tuple[Spec, dict[str, Any]]:
-    """The spec, seed and scale a generated database was made from."""
+def infer_format(path: Path) -> str:
+    """The output format a path suggests: .duckdb/.ddb, .parquet or a directory, else SQLite."""
+    if path.suffix in (".duckdb", ".ddb"):
+        return "duckdb"
+    if path.suffix == ".parquet" or path.is_dir():
+        return "parquet"
+    return "sqlite"
+
+
+def _replaceable(path: Path) -> None:
+    """Refuse to overwrite anything but an earlier output of synth."""
+    if not path.exists() and not path.is_symlink():
+        return
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        meta = dict(conn.execute("SELECT key, value FROM _biarena_synth").fetchall())
-        conn.close()
-    except sqlite3.Error:
-        raise FormatError(f"{path}: not a database generated by biarena synth") from None
+        output_format(path)
+        with open_output(path):
+            return
+    except Exception:  # anything unreadable is not ours to replace
+        raise UsageError(
+            f"{path} exists and is not a database biarena synth wrote; remove it or pick another path"
+        ) from None
+
+
+def generate(
+    spec: Spec, path: str | Path, *, scale: float = 1.0, seed: int = 0, fmt: str | None = None, chunk: int = 100_000
+) -> dict[str, int]:
+    """Write the vertical's database (SQLite, DuckDB or Parquet directory); return rows per table.
+
+    The output appears at `path` only when complete (an earlier output there is replaced; anything else there is
+    left alone with a UsageError). Rules are applied; run `verify` to check them on the data.
+    """
+    target = Path(path)
+    fmt = fmt or infer_format(target)
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    if scale <= 0:
+        raise UsageError("--scale must be positive")
+    _replaceable(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    _remove(partial)
+    writer = open_writer(fmt, partial)
+    try:
+        counts = _write_tables(spec, writer, scale, seed, chunk)
+        writer.close(
+            {
+                "spec": yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False, allow_unicode=True),
+                "seed": str(seed),
+                "scale": repr(scale),
+            }
+        )
+    except BaseException:
+        writer.abort()
+        _remove(partial)
+        raise
+    _remove(target)
+    partial.replace(target)
+    return counts
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    wal = path.with_name(path.name + ".wal")
+    if wal.exists():
+        wal.unlink()
+
+
+def stored_spec(path: str | Path) -> tuple[Spec, dict[str, Any]]:
+    """The spec, seed and scale a generated database was made from."""
+    with open_output(path) as output:
+        meta = dict(output.query("SELECT key, value FROM _biarena_synth"))
     return Spec.model_validate(yaml.safe_load(meta["spec"])), {"seed": int(meta["seed"]), "scale": float(meta["scale"])}
+

@@ -1,0 +1,211 @@
+"""open_writer: stream generated chunks into SQLite, DuckDB or a directory of Parquet files.
+
+Columns arrive as numpy arrays in the generator's types: `int`, `float`, `text`, `timestamp` (int64 seconds since
+1970) and `date` (int64 days since 1970). Each writer creates a table, appends chunks, and on `close` stores the
+generation metadata in a `_biarena_synth` table (key, value).
+"""
+
+import sqlite3
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from biarena.errors import UsageError
+
+FORMATS = ("sqlite", "duckdb", "parquet")
+META_TABLE = "_biarena_synth"
+_SQLITE_TYPES = {"int": "INTEGER", "float": "REAL", "text": "TEXT", "timestamp": "TEXT", "date": "TEXT"}
+_DUCKDB_TYPES = {"int": "BIGINT", "float": "DOUBLE", "text": "VARCHAR", "timestamp": "TIMESTAMP", "date": "DATE"}
+
+
+class TableDef(Protocol):
+    """What a writer needs to create a table."""
+
+    name: str
+    types: dict[str, str]
+    primary_key: str | None
+    references: dict[str, str]
+
+
+def timestamp_text(values: np.ndarray) -> list:
+    """`YYYY-MM-DD HH:MM:SS` for each int64 second (None stays None)."""
+    if values.dtype == object:
+        return [None if v is None else timestamp_text(np.array([v], dtype=np.int64))[0] for v in values.tolist()]
+    text = np.datetime_as_string(values.astype("datetime64[s]")).astype("U19")
+    text.view("U1").reshape(-1, 19)[:, 10] = " "
+    return text.tolist()
+
+
+def date_text(values: np.ndarray) -> list:
+    """`YYYY-MM-DD` for each int64 day."""
+    if values.dtype == object:
+        return [None if v is None else date_text(np.array([v], dtype=np.int64))[0] for v in values.tolist()]
+    return np.datetime_as_string(values.astype("datetime64[D]")).tolist()
+
+
+class SqliteWriter:
+    """One SQLite file; rows go in with executemany inside one transaction."""
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA page_size = 4096")
+        self.conn.execute("PRAGMA journal_mode = OFF")
+        self.conn.execute("PRAGMA synchronous = OFF")
+        self.conn.execute("BEGIN")
+        self.types: dict[str, dict[str, str]] = {}
+
+    def create(self, table: TableDef) -> None:
+        """Create the table with its key and references."""
+        columns = []
+        for name, kind in table.types.items():
+            pk = " PRIMARY KEY" if name == table.primary_key else ""
+            ref = f" REFERENCES {table.references[name]}" if name in table.references else ""
+            columns.append(f'"{name}" {_SQLITE_TYPES[kind]}{pk}{ref}')
+        self.conn.execute(f'CREATE TABLE "{table.name}" ({", ".join(columns)})')
+        self.types[table.name] = table.types
+
+    def append(self, table: str, data: dict[str, np.ndarray]) -> None:
+        """Insert one chunk."""
+        types = self.types[table]
+        columns = []
+        for name, kind in types.items():
+            values = data[name]
+            if kind == "timestamp":
+                columns.append(timestamp_text(values))
+            elif kind == "date":
+                columns.append(date_text(values))
+            else:
+                columns.append(values.tolist())
+        marks = ",".join("?" * len(columns))
+        self.conn.executemany(f'INSERT INTO "{table}" VALUES ({marks})', zip(*columns, strict=True))
+
+    def close(self, meta: dict[str, str]) -> None:
+        """Store the metadata and commit."""
+        self.conn.execute(f"CREATE TABLE {META_TABLE} (key TEXT PRIMARY KEY, value TEXT)")
+        self.conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", list(meta.items()))
+        self.conn.execute("COMMIT")
+        self.conn.close()
+
+    def abort(self) -> None:
+        """Drop the connection without committing."""
+        self.conn.close()
+
+
+def _arrow(values: np.ndarray, kind: str):
+    import pyarrow as pa
+
+    if kind == "timestamp":
+        if values.dtype == object:
+            return pa.array([None if v is None else int(v) * 1_000_000 for v in values.tolist()], pa.timestamp("us"))
+        return pa.array(values.astype(np.int64) * 1_000_000, pa.timestamp("us"))
+    if kind == "date":
+        return pa.array([None if v is None else int(v) for v in values.tolist()], pa.int32()).cast(pa.date32())
+    arrow_type = {"int": pa.int64(), "float": pa.float64(), "text": pa.string()}[kind]
+    if values.dtype == object:
+        items = values.tolist()
+        if kind == "text":
+            items = [None if v is None else str(v) for v in items]
+        return pa.array(items, arrow_type)
+    return pa.array(values, arrow_type)
+
+
+def _arrow_table(types: dict[str, str], data: dict[str, np.ndarray]):
+    import pyarrow as pa
+
+    return pa.table({name: _arrow(data[name], kind) for name, kind in types.items()})
+
+
+class DuckdbWriter:
+    """One DuckDB file; chunks go in as Arrow tables."""
+
+    def __init__(self, path: Path) -> None:
+        import duckdb
+
+        self.conn = duckdb.connect(str(path))
+        self.conn.execute("SET threads = 1")
+        self.conn.execute("BEGIN TRANSACTION")
+        self.types: dict[str, dict[str, str]] = {}
+
+    def create(self, table: TableDef) -> None:
+        """Create the table with its key and references."""
+        columns = []
+        for name, kind in table.types.items():
+            pk = " PRIMARY KEY" if name == table.primary_key else ""
+            ref = f" REFERENCES {table.references[name]}" if name in table.references else ""
+            columns.append(f'"{name}" {_DUCKDB_TYPES[kind]}{pk}{ref}')
+        self.conn.execute(f'CREATE TABLE "{table.name}" ({", ".join(columns)})')
+        self.types[table.name] = table.types
+
+    def append(self, table: str, data: dict[str, np.ndarray]) -> None:
+        """Insert one chunk."""
+        chunk = _arrow_table(self.types[table], data)
+        self.conn.register("_biarena_chunk", chunk)
+        self.conn.execute(f'INSERT INTO "{table}" SELECT * FROM _biarena_chunk')
+        self.conn.unregister("_biarena_chunk")
+
+    def close(self, meta: dict[str, str]) -> None:
+        """Store the metadata and commit."""
+        self.conn.execute(f"CREATE TABLE {META_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        self.conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", list(meta.items()))
+        self.conn.execute("COMMIT")
+        self.conn.execute("CHECKPOINT")
+        self.conn.close()
+
+    def abort(self) -> None:
+        """Drop the connection without committing."""
+        self.conn.close()
+
+
+class ParquetWriter:
+    """A directory with one `<table>.parquet` per table, written a row group per chunk."""
+
+    def __init__(self, path: Path) -> None:
+        path.mkdir(parents=True)
+        self.path = path
+        self.writers: dict[str, object] = {}
+        self.types: dict[str, dict[str, str]] = {}
+
+    def create(self, table: TableDef) -> None:
+        """Open the table's file."""
+        import pyarrow.parquet as pq
+
+        schema = _arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
+        self.writers[table.name] = pq.ParquetWriter(self.path / f"{table.name}.parquet", schema)
+        self.types[table.name] = table.types
+
+    def append(self, table: str, data: dict[str, np.ndarray]) -> None:
+        """Write one chunk as a row group."""
+        self.writers[table].write_table(_arrow_table(self.types[table], data))  # type: ignore[attr-defined]
+
+    def close(self, meta: dict[str, str]) -> None:
+        """Close every file and write the metadata table."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        for writer in self.writers.values():
+            writer.close()  # type: ignore[attr-defined]
+        pq.write_table(pa.table({"key": list(meta), "value": list(meta.values())}), self.path / f"{META_TABLE}.parquet")
+
+    def abort(self) -> None:
+        """Close the files (the caller removes the directory)."""
+        for writer in self.writers.values():
+            writer.close()  # type: ignore[attr-defined]
+
+
+Writer = SqliteWriter | DuckdbWriter | ParquetWriter
+
+
+def open_writer(fmt: str, path: Path) -> Writer:
+    """A writer for `fmt` (sqlite, duckdb or parquet) at a path that does not exist yet."""
+    try:
+        if fmt == "sqlite":
+            return SqliteWriter(path)
+        if fmt == "duckdb":
+            return DuckdbWriter(path)
+        if fmt == "parquet":
+            return ParquetWriter(path)
+    except ImportError as error:
+        extra = "duckdb" if fmt == "duckdb" else "parquet"
+        raise UsageError(f"--format {fmt} needs {error.name}: pip install 'biarena[{extra}]'") from None
+    raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")

@@ -9,7 +9,7 @@ replacement. Seasonal density is exact per month. Rules are evaluated on each ch
 import os
 import shutil
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 

@@ -26,6 +26,103 @@ def test_every_vertical_generates_at_scale_0_1_and_verifies(name: str, tmp_path:
     assert [c for c in checks if not c.ok] == []
 
 
+CORGI_TABLE_COUNTS = {
+    "food_delivery": 30,
+    "home_rental": 18,
+    "clothing_ecommerce": 34,
+    "freelancing": 25,
+    "app_store": 18,
+    "car_rental": 30,
+    "luxury_consignment": 30,
+    "user_analytics": 20,
+    "personalized_product": 28,
+    "ecommerce_enablement": 23,
+}
+
+
+def test_ten_verticals_with_corgi_table_counts() -> None:
+    assert {name: len(vertical_spec(name).tables) for name in vertical_names()} == CORGI_TABLE_COUNTS
+    for name in vertical_names():
+        spec = vertical_spec(name)
+        assert spec.description and spec.rules and spec.segments and spec.seasonality.months
+        assert spec.planted and all(p.explanation and p.cause["row"] for p in spec.planted)
+        foreign = sum(c.kind == "foreign" for t in spec.tables.values() for c in t.columns.values())
+        assert foreign >= len(spec.tables) - 5, name
+
+
+def test_duckdb_and_parquet_outputs_verify_and_match_sqlite(tmp_path: Path) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    pytest.importorskip("pyarrow")
+    spec = vertical_spec("car_rental")
+    counts = generate(spec, tmp_path / "c.db", scale=0.05, seed=3)
+    assert generate(spec, tmp_path / "c.duckdb", scale=0.05, seed=3) == counts
+    assert generate(spec, tmp_path / "c_parquet", scale=0.05, seed=3, fmt="parquet") == counts
+    for path in ("c.duckdb", "c_parquet"):
+        assert [c for c in verify(tmp_path / path) if not c.ok] == []
+    query = "SELECT trip_id, pickup_type, price, commission, CAST(booked_at AS VARCHAR) FROM trip ORDER BY trip_id"
+    expected = sqlite3.connect(tmp_path / "c.db").execute(query).fetchall()
+    assert duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True).execute(query).fetchall() == expected
+    parquet = duckdb.connect()
+    parquet.execute(f"CREATE VIEW trip AS SELECT * FROM read_parquet('{tmp_path / 'c_parquet' / 'trip.parquet'}')")
+    assert parquet.execute(query).fetchall() == expected
+    first = digest(tmp_path / "c_parquet" / "trip.parquet")
+    generate(spec, tmp_path / "c_parquet", scale=0.05, seed=3, fmt="parquet")
+    assert digest(tmp_path / "c_parquet" / "trip.parquet") == first
+
+
+def test_chunked_generation_keeps_shares_order_and_keys(tmp_path: Path) -> None:
+    spec = vertical_spec("food_delivery")
+    generate(spec, tmp_path / "small_chunks.db", scale=0.2, seed=1, chunk=997)
+    assert [c for c in verify(tmp_path / "small_chunks.db") if not c.ok] == []
+    conn = sqlite3.connect(tmp_path / "small_chunks.db")
+    ids = [r[0] for r in conn.execute("SELECT order_id FROM orders ORDER BY placed_at, order_id")]
+    assert ids == sorted(ids) and ids == list(range(1, len(ids) + 1))
+    assert conn.execute("SELECT count(*) FROM orders WHERE delivered_at < placed_at").fetchone()[0] == 0
+
+
+def test_rules_with_cases_and_expressions(tmp_path: Path) -> None:
+    path = tmp_path / "l.db"
+    generate(vertical_spec("luxury_consignment"), path, scale=0.1)
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT category, sale_price, commission FROM sale").fetchall()
+    for category, price, commission in rows:
+        rate = 0.15 if price >= 5000 else {"handbags": 0.30, "watches": 0.35, "jewelry": 0.35}.get(category, 0.40)
+        assert commission == pytest.approx(round(price * rate, 2), abs=0.011)
+    generate(vertical_spec("clothing_ecommerce"), tmp_path / "c.db", scale=0.1)
+    conn = sqlite3.connect(tmp_path / "c.db")
+    kinds = dict(conn.execute("SELECT days_after_delivery <= 30, refund_type FROM return_request GROUP BY 1, 2"))
+    assert kinds == {1: "refund", 0: "store_credit"}
+    generate(vertical_spec("home_rental"), tmp_path / "h.db", scale=0.1)
+    conn = sqlite3.connect(tmp_path / "h.db")
+    policy = conn.execute(
+        "SELECT cancellation_policy, refund_pct, count(*) FROM booking WHERE status = 'cancelled' GROUP BY 1, 2"
+    ).fetchall()
+    assert {(p, r) for p, r, _ in policy} == {("flexible", 100), ("moderate", 50), ("strict", 0)}
+    others = "SELECT count(*) FROM booking WHERE status != 'cancelled' AND refund_pct IS NOT NULL"
+    assert conn.execute(others).fetchone()[0] == 0
+
+
+def test_unsupported_rule_syntax_and_unknown_names_are_clear(tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parents[1] / "src/biarena/synth/verticals/app_store.yaml").read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("subscription_months > 12", "length(kind) > 3"), encoding="utf-8")
+    with pytest.raises(FormatError, match=r"rule .store_fee_30_or_15_percent.*unsupported in a rule"):
+        generate(load_spec(bad), tmp_path / "x.db", scale=0.05)
+    bad.write_text(text.replace("column: store_fee\n", "column: store_fees\n"), encoding="utf-8")
+    assert_user_error(biarena("synth", bad, "-o", tmp_path / "y.db"), "has no column 'store_fees'")
+
+
+def test_existing_files_are_never_clobbered(tmp_path: Path) -> None:
+    precious = tmp_path / "precious.db"
+    precious.write_text("keep me", encoding="utf-8")
+    assert_user_error(biarena("synth", "app_store", "--scale", "0.02", "-o", precious), "not a database biarena synth")
+    assert precious.read_text(encoding="utf-8") == "keep me"
+    ok = tmp_path / "ok.db"
+    assert biarena("synth", "app_store", "--scale", "0.02", "--seed", "1", "-o", ok).returncode == 0
+    assert biarena("synth", "app_store", "--scale", "0.02", "--seed", "2", "-o", ok).returncode == 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
 def test_same_seed_same_bytes(tmp_path: Path) -> None:
     spec = vertical_spec(vertical_names()[0])
     generate(spec, tmp_path / "a.db", scale=0.2, seed=7)
@@ -58,13 +155,13 @@ def test_broken_rule_is_reported_by_name(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="rule 'low_score_triggers_consultation'"):
         generate(load_spec(broken), tmp_path / "x.db", scale=0.05)
     assert_user_error(
-        biarena("synth", "make", broken, "--scale", "0.05", "-o", tmp_path / "y.db"), "low_score_triggers_consultation"
+        biarena("synth", broken, "--scale", "0.05", "-o", tmp_path / "y.db"), "low_score_triggers_consultation"
     )
 
 
 def test_verify_catches_tampering(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
-    assert biarena("synth", "make", "personalized_product", "--scale", "0.1", "-o", path).returncode == 0
+    assert biarena("synth", "personalized_product", "--scale", "0.1", "--seed", "0", "-o", path).returncode == 0
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("UPDATE assessment SET consultation_offered = 0 WHERE score < 3.0")

@@ -1,6 +1,6 @@
 """Day-by-day activity density from a spec's seasonality, and exact allocation of counts."""
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import numpy as np
 
@@ -10,6 +10,11 @@ from biarena.synth.spec import Seasonality
 def days(start: date, end: date) -> list[date]:
     """Every day from start to end inclusive."""
     return [start + timedelta(days=i) for i in range((end - start).days + 1)]
+
+
+def active_days(start: date, anchor: datetime) -> list[date]:
+    """The days with activity: from start to the last day that begins before the anchor."""
+    return days(start, (anchor - timedelta(seconds=1)).date())
 
 
 def density(calendar: list[date], seasonality: Seasonality) -> np.ndarray:

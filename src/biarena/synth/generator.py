@@ -17,10 +17,10 @@ import numpy as np
 import yaml
 
 from biarena.errors import FormatError, UsageError
-from biarena.synth.calendar import allocate, allocate_days, days, density
+from biarena.synth.calendar import active_days, allocate, allocate_days, density
 from biarena.synth.expression import evaluate
 from biarena.synth.reader import open_output, output_format
-from biarena.synth.spec import Column, Spec
+from biarena.synth.spec import Column, Rule, Spec
 from biarena.synth.writers import FORMATS, open_writer
 
 Columns = dict[str, np.ndarray]
@@ -68,11 +68,20 @@ def column_type(spec: Spec, table: str, name: str) -> str:
             return "float"
         return "text"
     if kind == "constant":
-        value = column.value
-        if isinstance(value, bool | int):
-            return "int"
-        return "float" if isinstance(value, float) else "text"
+        values = [column.value] + [
+            v for rule in spec.rules if (rule.table, rule.column) == (table, name) for v in _rule_values(rule)
+        ]
+        present = [v for v in values if v is not None]
+        if not present or any(isinstance(v, str) for v in present):
+            return "text"
+        if any(isinstance(v, float) or (isinstance(v, dict) and v.get("round") != 0) for v in present):
+            return "float"
+        return "int"
     return "text"
+
+
+def _rule_values(rule: Rule) -> list[Any]:
+    return [rule.otherwise, *(case.then for case in rule.branches())]
 
 
 def seconds(moment: datetime | date) -> int:
@@ -158,7 +167,7 @@ class _Table:
                 self.weights[name] = weights / weights.sum()
         stamp = self.stamp
         if stamp:
-            calendar = days(self.spec.start, self.spec.anchor.date())
+            calendar = active_days(self.spec.start, self.spec.anchor)
             self.day_counts = allocate_days(self.n, calendar, density(calendar, self.spec.seasonality))
             self.calendar = np.array([seconds(d) for d in calendar], dtype=np.int64)
 
@@ -239,11 +248,12 @@ def _column(
     if kind == "timestamp":
         if day_counts is not None and name == state.stamp:
             base = np.repeat(state.calendar, day_counts)
-            return np.sort(base + rng.integers(0, DAY, size=n))
-        calendar = days(state.spec.start, state.spec.anchor.date())
+            return np.sort(np.minimum(base + rng.integers(0, DAY, size=n), seconds(state.spec.anchor) - 1))
+        calendar = active_days(state.spec.start, state.spec.anchor)
         weights = density(calendar, state.spec.seasonality)
         picked = rng.choice(len(calendar), size=n, p=weights / weights.sum())
-        return np.array([seconds(d) for d in calendar], dtype=np.int64)[picked] + rng.integers(0, DAY, size=n)
+        moments = np.array([seconds(d) for d in calendar], dtype=np.int64)[picked] + rng.integers(0, DAY, size=n)
+        return np.minimum(moments, seconds(state.spec.anchor) - 1)
     if kind == "date":
         first = column.start or state.spec.start
         last = column.end or state.spec.anchor.date()

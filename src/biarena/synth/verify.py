@@ -5,7 +5,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from biarena.synth.calendar import days, density
+from biarena.synth.calendar import active_days, days, density
 from biarena.synth.generator import column_type, stored_spec
 from biarena.synth.reader import Output, open_output
 from biarena.synth.spec import Rule, Spec
@@ -64,7 +64,7 @@ def _segments(conn: Output, spec: Spec) -> list[Check]:
 
 
 def _seasonality(conn: Output, spec: Spec) -> list[Check]:
-    calendar = days(spec.start, spec.anchor.date())
+    calendar = active_days(spec.start, spec.anchor)
     weights = density(calendar, spec.seasonality)
     out = []
     for name, table in spec.tables.items():
@@ -130,7 +130,7 @@ def _rules(conn: Output, spec: Spec) -> list[Check]:
 
 def _planted(conn: Output, spec: Spec) -> list[Check]:
     out = []
-    calendar = days(spec.start, spec.anchor.date())
+    calendar = active_days(spec.start, spec.anchor)
     weights = dict(zip(calendar, density(calendar, spec.seasonality), strict=True))
     for event in spec.planted:
         stamp = next(c for c, col in spec.tables[event.table].columns.items() if col.kind == "timestamp")

@@ -26,8 +26,9 @@ from biarena.synth.writers import FORMATS, open_writer
 Columns = dict[str, np.ndarray]
 EPOCH = datetime(1970, 1, 1)
 DAY = 86_400
-FAKER_POOL = 20_000
-"""Faker columns longer than this sample from a pool of this many values (names repeat, as in real data)."""
+FAKER_POOL = 2_000
+"""Faker columns longer than this draw from pools (Faker is slow): person names combine a pool of first names with
+a pool of last names (millions of combinations); other providers sample a pool of `FAKER_POOL * 4` values."""
 
 
 def table_order(spec: Spec) -> list[str]:
@@ -159,7 +160,13 @@ class _Table:
                 dtype = {"int": np.int64, "float": float}.get(self.types[name], object)
                 self.labels[name] = np.array(labels, dtype=dtype)
             elif column.kind == "faker":
-                self.pools[name] = _faker(column, min(self.n, FAKER_POOL), rng)
+                if self.n <= FAKER_POOL:
+                    self.pools[name] = _faker(column.provider or "name", self.n, rng)
+                elif (column.provider or "name") == "name":
+                    self.pools[name] = _faker("first_name", FAKER_POOL, rng)
+                    self.pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng)
+                else:
+                    self.pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng)
             elif column.kind == "foreign" and column.weight:
                 parent = (column.ref or ".").split(".")[0]
                 source = self.kept[parent][column.weight["column"]]
@@ -193,15 +200,15 @@ class _Table:
         return out
 
 
-def _faker(column: Column, n: int, rng: np.random.Generator) -> np.ndarray:
+def _faker(provider_name: str, n: int, rng: np.random.Generator) -> np.ndarray:
     from faker import Faker
 
     fake = Faker("en_US")
     fake.seed_instance(int(rng.integers(0, 2**31)))
     try:
-        provider = getattr(fake, column.provider or "name")
+        provider = getattr(fake, provider_name)
     except AttributeError:
-        raise FormatError(f"unknown Faker provider '{column.provider}'") from None
+        raise FormatError(f"unknown Faker provider '{provider_name}'") from None
     return np.array([str(provider()) for _ in range(n)], dtype=object)
 
 
@@ -262,6 +269,9 @@ def _column(
         pool = state.pools[name]
         if state.n <= FAKER_POOL:
             return pool[start : start + n]
+        last = state.pools.get(f"{name}\0last")
+        if last is not None:
+            return pool[rng.integers(0, len(pool), size=n)] + " " + last[rng.integers(0, len(last), size=n)]
         return pool[rng.integers(0, len(pool), size=n)]
     raise FormatError(f"column '{name}': unknown kind {kind}")
 

@@ -13,6 +13,7 @@ Builder = Callable[[Path], None]
 
 BUILTINS: dict[str, str] = {
     "bis-synth": "biarena.generate.bis_synth:build",
+    "corgi-synth": "biarena.generate.corgi_suite:build",
 }
 """Built-in benchmarks: name -> "module:function" of its builder (imported only when built)."""
 

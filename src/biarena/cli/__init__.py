@@ -16,6 +16,7 @@ from biarena.cli import (
     run_cmd,
     score_cmd,
     show_cmd,
+    suite_cmd,
     synth_cmd,
 )
 from biarena.errors import BiarenaError
@@ -30,6 +31,7 @@ app = typer.Typer(
 app.add_typer(import_cmd.app, name="import")
 app.add_typer(generate_cmd.app, name="generate")
 app.add_typer(synth_cmd.app, name="synth")
+app.add_typer(suite_cmd.app, name="suite")
 app.command("demo")(demo_cmd.demo)
 app.command("report")(report_cmd.report)
 app.command("build")(build_cmd.build)

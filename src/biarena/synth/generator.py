@@ -295,7 +295,7 @@ def _plant(spec: Spec, name: str, data: Columns, stamp: str | None, rng: np.rand
         hit = np.flatnonzero(in_slice & in_window)
         if not len(hit):
             continue
-        # the change is sized from the expected slice (window rows x slice share), not the sampled hits
+        # a spike is sized from the expected slice (window rows x slice share), not the sampled hits
         expected = int(in_window.sum()) * float(in_slice.mean())
         if event.factor >= 1:
             extra = rng.choice(hit, size=round(expected * (event.factor - 1)), replace=True)
@@ -304,7 +304,7 @@ def _plant(spec: Spec, name: str, data: Columns, stamp: str | None, rng: np.rand
             order = np.argsort(data[stamp], kind="stable")
             data = {c: v[order] for c, v in data.items()}
         else:
-            drop = rng.choice(hit, size=min(len(hit), round(expected * (1 - event.factor))), replace=False)
+            drop = rng.choice(hit, size=round(len(hit) * (1 - event.factor)), replace=False)
             keep = np.setdiff1d(np.arange(len(times)), drop)
             data = {c: v[keep] for c, v in data.items()}
     return data

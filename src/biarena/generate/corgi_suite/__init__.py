@@ -1,0 +1,110 @@
+"""The CORGI suite: simulated business databases for the ten verticals, with questions of CORGI's four types.
+
+Type 1 (descriptive) questions have gold SQL: the template factory over roles read off each spec, plus vertical
+templates. Types 2-4 (explanatory, predictive, recommendational) have reference answers from the simulator's
+rules; an explanatory question about a planted event carries the planted cause.
+"""
+
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from biarena.benchmarks import save_benchmark
+from biarena.db import open_database
+from biarena.errors import FormatError
+from biarena.generate.corgi_suite.questions import explanatory, predictive, recommendational, vertical_descriptive
+from biarena.generate.corgi_suite.spec_roles import roles_from_spec
+from biarena.generate.factory import generate_questions
+from biarena.records import Benchmark, DatabaseRef, Question
+from biarena.synth import generate, verify, vertical_names, vertical_spec
+from biarena.synth.writers import META_TABLE
+
+KNOWLEDGE = """\
+Each database simulates one business (its description comes with its schema). Timestamps are text
+'YYYY-MM-DD HH:MM:SS'; the data end at the benchmark's current time. Amounts are in US dollars. Questions of
+type 1 ask for facts in the data; type 2 asks why something happened; type 3 asks for a forecast; type 4 asks
+for a recommendation. Answer from the data and say which numbers support the answer.
+"""
+
+MINIMUM_PER_TYPE = 10
+
+
+def _strip_metadata(path: Path) -> None:
+    """Drop the generator's metadata (it holds the spec, and so the answers) from a benchmark database."""
+    conn = sqlite3.connect(path)
+    conn.execute(f"DROP TABLE {META_TABLE}")
+    conn.commit()
+    conn.execute("VACUUM")
+    conn.close()
+
+
+def vertical_questions(name: str, path: Path, *, seed: int = 0, per_category: int = 3) -> list[Question]:
+    """All four types of question for one generated vertical database."""
+    spec = vertical_spec(name)
+    with open_database(path) as db:
+        factory = generate_questions(
+            db, roles_from_spec(spec, name), languages=("en",), per_category=per_category, seed=seed, now=spec.anchor
+        )
+        type1 = [
+            q.model_copy(
+                update={
+                    "id": f"{name}/type1/{i:03d}",
+                    "labels": ["corgi:type1", *q.labels],
+                    "domain": spec.title,
+                    "now": spec.anchor,
+                    "group": None,
+                }
+            )
+            for i, q in enumerate(factory)
+        ]
+        type1 += vertical_descriptive(spec, db, name, start=len(type1))
+        questions = [*type1, *explanatory(spec, name), *predictive(spec, db, name), *recommendational(spec, db, name)]
+    for kind in ("type1", "type2", "type3", "type4"):
+        count = sum(f"corgi:{kind}" in q.labels for q in questions)
+        if count < MINIMUM_PER_TYPE:
+            raise FormatError(f"vertical '{name}': only {count} questions of corgi:{kind} (need {MINIMUM_PER_TYPE})")
+    return questions
+
+
+def make_suite(
+    work: Path, verticals: list[str] | None = None, *, scale: float = 1.0, seed: int = 0, per_category: int = 3
+) -> Benchmark:
+    """Generate and verify each vertical's database in `work`, then ask its questions."""
+    names = verticals or vertical_names()
+    databases: dict[str, DatabaseRef] = {}
+    questions: list[Question] = []
+    for name in names:
+        spec = vertical_spec(name)
+        path = work / f"{name}.sqlite"
+        generate(spec, path, scale=scale, seed=seed)
+        failed = [c for c in verify(path) if not c.ok]
+        if failed:
+            details = "; ".join(f"{c.kind} '{c.name}': {c.detail}" for c in failed)
+            raise FormatError(f"vertical '{name}' does not hold in the generated data: {details}")
+        _strip_metadata(path)
+        questions += vertical_questions(name, path, seed=seed, per_category=per_category)
+        databases[name] = DatabaseRef(path=str(path), description=f"{spec.title}. {spec.description.strip()}")
+    first = vertical_spec(names[0])
+    return Benchmark(
+        name="corgi-synth",
+        description="CORGI's four question types (descriptive, explanatory, predictive, recommendational) over "
+        f"simulated business databases: {', '.join(names)}.",
+        knowledge=KNOWLEDGE,
+        now=first.anchor,
+        source_format="corgi-synth",
+        databases=databases,
+        questions=questions,
+    )
+
+
+def build(
+    target: Path, *, verticals: list[str] | None = None, scale: float = 1.0, seed: int = 0, per_category: int = 3
+) -> Benchmark:
+    """Build the CORGI suite as a native benchmark directory at `target` (empty or absent)."""
+    with tempfile.TemporaryDirectory(prefix="corgi-synth-") as work:
+        benchmark = make_suite(Path(work), verticals, scale=scale, seed=seed, per_category=per_category)
+        save_benchmark(benchmark, target, overwrite=target.exists() and not any(target.iterdir()))
+    return benchmark
+
+
+__all__ = ["KNOWLEDGE", "build", "make_suite", "vertical_questions"]

@@ -1,0 +1,114 @@
+"""The CORGI suite: four question types per vertical, references tied to the simulator's rules and planted events."""
+
+import json
+import re
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from biarena.benchmarks import load_benchmark
+from biarena.synth import vertical_spec
+from tests.test_cli import assert_user_error, biarena
+
+VERTICALS = ("food_delivery", "app_store")
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corgi") / "suite"
+    result = biarena("suite", "corgi", "--verticals", ",".join(VERTICALS), "--scale", "0.2", "-o", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_every_vertical_has_ten_questions_of_each_type(suite: Path) -> None:
+    benchmark = load_benchmark(suite)
+    assert set(benchmark.databases) == set(VERTICALS)
+    counts = Counter((q.database, label) for q in benchmark.questions for label in q.labels if "corgi:type" in label)
+    for name in VERTICALS:
+        for kind in ("type1", "type2", "type3", "type4"):
+            assert counts[(name, f"corgi:{kind}")] >= 10, (name, kind)
+    for question in benchmark.questions:
+        if "corgi:type1" in question.labels:
+            assert question.gold_sql and not question.reference_answer
+        else:
+            assert question.reference_answer and not question.gold_sql
+        assert question.now == vertical_spec(question.database).anchor
+    assert len({q.id for q in benchmark.questions}) == len(benchmark.questions)
+
+
+def test_planted_events_are_explained_by_their_cause(suite: Path) -> None:
+    benchmark = load_benchmark(suite)
+    for name in VERTICALS:
+        spec = vertical_spec(name)
+        planted = [q for q in benchmark.questions if q.database == name and "corgi:planted" in q.labels]
+        assert [q.reference_answer for q in planted] == [p.explanation for p in spec.planted]
+        assert all("corgi:type2" in q.labels and q.text.startswith("Why") for q in planted)
+        # the cause is in the data the system sees, and the generator's metadata (which holds the spec) is not
+        conn = sqlite3.connect(benchmark.database_location(name))
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "_biarena_synth" not in tables and set(spec.tables) <= tables
+        for event in spec.planted:
+            row = event.cause["row"]
+            where = " AND ".join(f'"{k}" = ?' for k in row)
+            assert conn.execute(f'SELECT count(*) FROM "{event.cause["table"]}" WHERE {where}', list(row.values()))
+        assert spec.description.strip()[:60] in (benchmark.databases[name].description or "")
+
+
+def test_gold_answers_every_descriptive_question(suite: Path, tmp_path: Path) -> None:
+    run, exported = tmp_path / "gold.run", tmp_path / "gold.jsonl"
+    assert biarena("run", suite, "--system", "gold", "-o", run).returncode == 0
+    assert biarena("score", run).returncode == 0
+    assert biarena("export", run, "--format", "jsonl", "-o", exported).returncode == 0
+    rows = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    descriptive = [r for r in rows if "corgi:type1" in r["labels"]]
+    assert len(descriptive) >= 20
+    assert all(r["scores"]["execution_accuracy"] == 1.0 for r in descriptive)
+    assert all(r["scores"]["result_f1"] == 1.0 for r in descriptive)
+
+
+def test_predictions_match_the_same_month_a_year_earlier(suite: Path) -> None:
+    benchmark = load_benchmark(suite)
+    conn = sqlite3.connect(benchmark.database_location("app_store"))
+    checked = 0
+    for question in benchmark.questions:
+        match = re.fullmatch(r"How many (.+) should we expect in (\w+) (\d{4})\?", question.text)
+        if question.database != "app_store" or not match:
+            continue
+        table = next(t for t in question.tables)
+        month = [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ].index(match.group(2)) + 1
+        expected = float(re.match(r"About ([\d,]+)", question.reference_answer or "").group(1).replace(",", ""))
+        stamp = next(
+            c for c, col in vertical_spec("app_store").tables[table].columns.items() if col.kind == "timestamp"
+        )
+        year = int(match.group(3)) - 1
+        actual = conn.execute(
+            f'SELECT count(*) FROM "{table}" WHERE substr("{stamp}", 1, 7) = ?', (f"{year}-{month:02d}",)
+        ).fetchone()[0]
+        assert actual == pytest.approx(expected, rel=0.25), question.text
+        checked += 1
+    assert checked >= 6
+
+
+def test_suite_refuses_bad_input(tmp_path: Path) -> None:
+    assert_user_error(biarena("suite", "corgi", "--verticals", "food_delivry", "-o", tmp_path / "x"), "food_delivery")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine", encoding="utf-8")
+    assert_user_error(biarena("suite", "corgi", "-o", full), "not an empty directory")
+    assert (full / "keep.txt").read_text(encoding="utf-8") == "mine"

@@ -171,3 +171,30 @@ def test_verify_catches_tampering(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "FAILED rule 'low_score_triggers_consultation'" in result.stderr
     assert "FAILED foreign key 'customer.city_id -> city.city_id'" in result.stderr
+
+
+def test_an_interrupted_generation_leaves_the_old_output(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    generate(vertical_spec("app_store"), path, scale=0.02, seed=1)
+    before = digest(path)
+    broken = vertical_spec("app_store").model_copy(deep=True)
+    broken.rules[0].cases[0].when = "no_such_column > 1"
+    with pytest.raises(FormatError, match="store_fee_30_or_15_percent"):
+        generate(broken, path, scale=0.02, seed=2)
+    assert digest(path) == before
+    (tmp_path / ".a.db.partial-999999").write_bytes(b"half")
+    generate(vertical_spec("app_store"), path, scale=0.02, seed=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.db"] and digest(path) == before
+
+
+def test_faker_locale_is_part_of_the_spec(tmp_path: Path) -> None:
+    spec = vertical_spec("home_rental").model_copy(update={"locale": "de_DE"})
+    generate(spec, tmp_path / "de.db", scale=0.05, seed=0)
+    generate(vertical_spec("home_rental"), tmp_path / "us.db", scale=0.05, seed=0)
+    names = {
+        p: {r[0] for r in sqlite3.connect(tmp_path / p).execute("SELECT full_name FROM app_user")}
+        for p in ("de.db", "us.db")
+    }
+    assert names["de.db"] and not names["de.db"] & names["us.db"]
+    with pytest.raises(FormatError, match="unknown Faker locale 'xx_YY'"):
+        generate(spec.model_copy(update={"locale": "xx_YY"}), tmp_path / "xx.db", scale=0.05)

@@ -161,12 +161,12 @@ class _Table:
                 self.labels[name] = np.array(labels, dtype=dtype)
             elif column.kind == "faker":
                 if self.n <= FAKER_POOL:
-                    self.pools[name] = _faker(column.provider or "name", self.n, rng)
+                    self.pools[name] = _faker(column.provider or "name", self.n, rng, self.spec.locale)
                 elif (column.provider or "name") == "name":
-                    self.pools[name] = _faker("first_name", FAKER_POOL, rng)
-                    self.pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng)
+                    self.pools[name] = _faker("first_name", FAKER_POOL, rng, self.spec.locale)
+                    self.pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng, self.spec.locale)
                 else:
-                    self.pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng)
+                    self.pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng, self.spec.locale)
             elif column.kind == "foreign" and column.weight:
                 parent = (column.ref or ".").split(".")[0]
                 source = self.kept[parent][column.weight["column"]]
@@ -200,10 +200,13 @@ class _Table:
         return out
 
 
-def _faker(provider_name: str, n: int, rng: np.random.Generator) -> np.ndarray:
+def _faker(provider_name: str, n: int, rng: np.random.Generator, locale: str = "en_US") -> np.ndarray:
     from faker import Faker
 
-    fake = Faker("en_US")
+    try:
+        fake = Faker(locale)
+    except AttributeError:
+        raise FormatError(f"unknown Faker locale '{locale}'") from None
     fake.seed_instance(int(rng.integers(0, 2**31)))
     try:
         provider = getattr(fake, provider_name)
@@ -451,8 +454,9 @@ def generate(
         raise UsageError("--scale must be positive")
     _replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f".{target.name}.partial-*"):  # left by an interrupted run
+        _remove(stale)
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
-    _remove(partial)
     writer = open_writer(fmt, partial)
     try:
         counts = _write_tables(spec, writer, scale, seed, chunk)

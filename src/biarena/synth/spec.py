@@ -180,6 +180,8 @@ class Spec(BaseModel):
     description: str
     start: date
     anchor: datetime
+    locale: str = "en_US"
+    """Faker's locale for names, addresses and text."""
     tables: dict[str, Table]
     rules: list[Rule] = Field(default_factory=list)
     segments: list[Segments] = Field(default_factory=list)

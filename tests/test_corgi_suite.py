@@ -1,5 +1,6 @@
 """The CORGI suite: four question types per vertical, references tied to the simulator's rules and planted events."""
 
+import calendar
 import json
 import re
 import sqlite3
@@ -78,20 +79,7 @@ def test_predictions_match_the_same_month_a_year_earlier(suite: Path) -> None:
         if question.database != "app_store" or not match:
             continue
         table = next(t for t in question.tables)
-        month = [
-            "January",
-            "February",
-            "March",
-            "April",
-            "May",
-            "June",
-            "July",
-            "August",
-            "September",
-            "October",
-            "November",
-            "December",
-        ].index(match.group(2)) + 1
+        month = list(calendar.month_name).index(match.group(2))
         expected = float(re.match(r"About ([\d,]+)", question.reference_answer or "").group(1).replace(",", ""))
         stamp = next(
             c for c, col in vertical_spec("app_store").tables[table].columns.items() if col.kind == "timestamp"

@@ -21,7 +21,7 @@ from biarena.synth.calendar import active_days, allocate, allocate_days, density
 from biarena.synth.expression import evaluate
 from biarena.synth.reader import open_output, output_format
 from biarena.synth.spec import Column, Rule, Spec
-from biarena.synth.writers import FORMATS, open_writer
+from biarena.synth.writers import FORMATS, TableDef, open_writer
 
 Columns = dict[str, np.ndarray]
 EPOCH = datetime(1970, 1, 1)
@@ -115,16 +115,6 @@ def _typed(values: np.ndarray, kind: str) -> np.ndarray:
     if kind == "float":
         return values.astype(float)
     return values.astype(object)
-
-
-@dataclass
-class TableDef:
-    """A table as the writers see it."""
-
-    name: str
-    types: dict[str, str]
-    primary_key: str | None
-    references: dict[str, str]
 
 
 @dataclass

@@ -6,8 +6,8 @@ generation metadata in a `_biarena_synth` table (key, value).
 """
 
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
@@ -19,8 +19,9 @@ _SQLITE_TYPES = {"int": "INTEGER", "float": "REAL", "text": "TEXT", "timestamp":
 _DUCKDB_TYPES = {"int": "BIGINT", "float": "DOUBLE", "text": "VARCHAR", "timestamp": "TIMESTAMP", "date": "DATE"}
 
 
-class TableDef(Protocol):
-    """What a writer needs to create a table."""
+@dataclass
+class TableDef:
+    """A table as the writers see it: column types, primary key, and `column -> parent(key)` references."""
 
     name: str
     types: dict[str, str]
@@ -44,6 +45,16 @@ def date_text(values: np.ndarray) -> list:
     return np.datetime_as_string(values.astype("datetime64[D]")).tolist()
 
 
+def create_sql(table: TableDef, types: dict[str, str]) -> str:
+    """CREATE TABLE for `table` with the engine's `types` (int/float/text/timestamp/date -> SQL type)."""
+    columns = []
+    for name, kind in table.types.items():
+        pk = " PRIMARY KEY" if name == table.primary_key else ""
+        ref = f" REFERENCES {table.references[name]}" if name in table.references else ""
+        columns.append(f'"{name}" {types[kind]}{pk}{ref}')
+    return f'CREATE TABLE "{table.name}" ({", ".join(columns)})'
+
+
 class SqliteWriter:
     """One SQLite file; rows go in with executemany inside one transaction."""
 
@@ -57,12 +68,7 @@ class SqliteWriter:
 
     def create(self, table: TableDef) -> None:
         """Create the table with its key and references."""
-        columns = []
-        for name, kind in table.types.items():
-            pk = " PRIMARY KEY" if name == table.primary_key else ""
-            ref = f" REFERENCES {table.references[name]}" if name in table.references else ""
-            columns.append(f'"{name}" {_SQLITE_TYPES[kind]}{pk}{ref}')
-        self.conn.execute(f'CREATE TABLE "{table.name}" ({", ".join(columns)})')
+        self.conn.execute(create_sql(table, _SQLITE_TYPES))
         self.types[table.name] = table.types
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
@@ -129,12 +135,7 @@ class DuckdbWriter:
 
     def create(self, table: TableDef) -> None:
         """Create the table with its key and references."""
-        columns = []
-        for name, kind in table.types.items():
-            pk = " PRIMARY KEY" if name == table.primary_key else ""
-            ref = f" REFERENCES {table.references[name]}" if name in table.references else ""
-            columns.append(f'"{name}" {_DUCKDB_TYPES[kind]}{pk}{ref}')
-        self.conn.execute(f'CREATE TABLE "{table.name}" ({", ".join(columns)})')
+        self.conn.execute(create_sql(table, _DUCKDB_TYPES))
         self.types[table.name] = table.types
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:

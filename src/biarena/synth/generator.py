@@ -171,8 +171,7 @@ class _Table:
     @property
     def stamp(self) -> str | None:
         """The table's first timestamp column: it orders the rows and carries the seasons."""
-        columns = self.spec.tables[self.name].columns
-        return next((c for c, col in columns.items() if col.kind == "timestamp"), None)
+        return self.spec.tables[self.name].stamp
 
     def chunks(self, size: int) -> list[tuple[int, int, np.ndarray | None]]:
         """(first row, row count, day counts) per chunk; timed tables are cut at day boundaries."""

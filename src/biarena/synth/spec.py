@@ -64,6 +64,11 @@ class Table(BaseModel):
     """What the rows are, plural, for question wording (`orders`, `deliveries`); default: the table name."""
     columns: dict[str, Column]
 
+    @property
+    def stamp(self) -> str | None:
+        """The first timestamp column: it orders the rows and carries the seasons."""
+        return next((c for c, col in self.columns.items() if col.kind == "timestamp"), None)
+
     @model_validator(mode="after")
     def _references(self) -> "Table":
         for name, column in self.columns.items():
@@ -206,6 +211,8 @@ class Spec(BaseModel):
             column(f"segments '{segment.name}'", segment.table, segment.column)
         for event in self.planted:
             column(f"planted event '{event.name}'", event.table, event.column)
+            if not self.tables[event.table].stamp:
+                raise ValueError(f"planted event '{event.name}': table {event.table} has no timestamp column")
             for name in event.cause.get("row", {}):
                 column(f"planted event '{event.name}' cause", event.cause.get("table", ""), name)
         return self

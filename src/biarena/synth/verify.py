@@ -68,7 +68,7 @@ def _seasonality(conn: Output, spec: Spec) -> list[Check]:
     weights = density(calendar, spec.seasonality)
     out = []
     for name, table in spec.tables.items():
-        stamp = next((c for c, col in table.columns.items() if col.kind == "timestamp"), None)
+        stamp = table.stamp
         if stamp is None:
             continue
         # months a planted event touches are the event's, not the season's
@@ -133,7 +133,7 @@ def _planted(conn: Output, spec: Spec) -> list[Check]:
     calendar = active_days(spec.start, spec.anchor)
     weights = dict(zip(calendar, density(calendar, spec.seasonality), strict=True))
     for event in spec.planted:
-        stamp = next(c for c, col in spec.tables[event.table].columns.items() if col.kind == "timestamp")
+        stamp = spec.tables[event.table].stamp or ""
         length = (event.end - event.start).days + 1
         window = [event.start + timedelta(days=i) for i in range(length)]
         # the baseline: the four weeks (at least the window's length) before, seasonally adjusted

@@ -36,7 +36,7 @@ def words(column: str) -> str:
 
 def stamp_of(spec: Spec, table: str) -> str | None:
     """The table's first timestamp column."""
-    return next((c for c, col in spec.tables[table].columns.items() if col.kind == "timestamp"), None)
+    return spec.tables[table].stamp
 
 
 def metric_columns(spec: Spec, table: str) -> list[str]:

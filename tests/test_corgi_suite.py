@@ -54,7 +54,8 @@ def test_planted_events_are_explained_by_their_cause(suite: Path) -> None:
         for event in spec.planted:
             row = event.cause["row"]
             where = " AND ".join(f'"{k}" = ?' for k in row)
-            assert conn.execute(f'SELECT count(*) FROM "{event.cause["table"]}" WHERE {where}', list(row.values()))
+            cause = f'SELECT count(*) FROM "{event.cause["table"]}" WHERE {where}'
+            assert conn.execute(cause, list(row.values())).fetchone()[0] == 1
         assert spec.description.strip()[:60] in (benchmark.databases[name].description or "")
 
 

@@ -6,6 +6,7 @@ verifier runs the same text as SQL on the written data, so the two must agree ro
 
 import operator
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 import sqlglot
@@ -86,10 +87,15 @@ def _truth(value: np.ndarray | object, n: int) -> np.ndarray:
     return array.astype(bool) if array.dtype != object else np.array([bool(v) for v in array.tolist()], dtype=bool)
 
 
-def evaluate(expression: str, columns: dict[str, np.ndarray], n: int) -> np.ndarray:
-    """The expression's value for each of the `n` rows (a bool array for conditions)."""
+@lru_cache(maxsize=256)
+def _parse(expression: str) -> exp.Expression:
+    """Parsed once per expression, not once per chunk."""
     try:
-        tree = sqlglot.parse_one(expression)
+        return sqlglot.parse_one(expression)
     except sqlglot.errors.ParseError as error:
         raise FormatError(f"cannot parse {expression!r}: {str(error).splitlines()[0]}") from None
-    return _as_array(_eval(tree, columns, n), n)
+
+
+def evaluate(expression: str, columns: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """The expression's value for each of the `n` rows (a bool array for conditions)."""
+    return _as_array(_eval(_parse(expression), columns, n), n)

@@ -117,6 +117,21 @@ def _typed(values: np.ndarray, kind: str) -> np.ndarray:
     return values.astype(object)
 
 
+@dataclass(frozen=True)
+class _Calendar:
+    """The spec's active days, computed once: dates, their midnights in seconds, and seasonal weights."""
+
+    dates: list[date]
+    seconds: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def of(cls, spec: Spec) -> "_Calendar":
+        """The calendar of a spec."""
+        dates = active_days(spec.start, spec.anchor)
+        return cls(dates, np.array([seconds(d) for d in dates], dtype=np.int64), density(dates, spec.seasonality))
+
+
 @dataclass
 class _Table:
     """Per-table generation state shared by its chunks."""
@@ -127,13 +142,13 @@ class _Table:
     n: int
     seed: int
     kept: dict[str, Columns]
+    days: _Calendar
     types: dict[str, str] = field(default_factory=dict)
     remaining: dict[str, np.ndarray] = field(default_factory=dict)
     labels: dict[str, np.ndarray] = field(default_factory=dict)
     pools: dict[str, np.ndarray] = field(default_factory=dict)
     weights: dict[str, np.ndarray] = field(default_factory=dict)
     day_counts: np.ndarray | None = None
-    calendar: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         table = self.spec.tables[self.name]
@@ -162,11 +177,8 @@ class _Table:
                 source = self.kept[parent][column.weight["column"]]
                 weights = np.array([column.weight["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
                 self.weights[name] = weights / weights.sum()
-        stamp = self.stamp
-        if stamp:
-            calendar = active_days(self.spec.start, self.spec.anchor)
-            self.day_counts = allocate_days(self.n, calendar, density(calendar, self.spec.seasonality))
-            self.calendar = np.array([seconds(d) for d in calendar], dtype=np.int64)
+        if self.stamp:
+            self.day_counts = allocate_days(self.n, self.days.dates, self.days.weights)
 
     @property
     def stamp(self) -> str | None:
@@ -246,12 +258,11 @@ def _column(
         return keys[rng.integers(0, len(keys), size=n)]
     if kind == "timestamp":
         if day_counts is not None and name == state.stamp:
-            base = np.repeat(state.calendar, day_counts)
+            base = np.repeat(state.days.seconds, day_counts)
             return np.sort(np.minimum(base + rng.integers(0, DAY, size=n), seconds(state.spec.anchor) - 1))
-        calendar = active_days(state.spec.start, state.spec.anchor)
-        weights = density(calendar, state.spec.seasonality)
-        picked = rng.choice(len(calendar), size=n, p=weights / weights.sum())
-        moments = np.array([seconds(d) for d in calendar], dtype=np.int64)[picked] + rng.integers(0, DAY, size=n)
+        weights = state.days.weights
+        picked = rng.choice(len(weights), size=n, p=weights / weights.sum())
+        moments = state.days.seconds[picked] + rng.integers(0, DAY, size=n)
         return np.minimum(moments, seconds(state.spec.anchor) - 1)
     if kind == "date":
         first = column.start or state.spec.start
@@ -362,12 +373,13 @@ def _cause_rows(spec: Spec, name: str, next_key: int, types: dict[str, str]) -> 
 def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> dict[str, int]:
     retained = _retained(spec)
     kept: dict[str, Columns] = {}
+    calendar = _Calendar.of(spec)
     counts: dict[str, int] = {}
     limit = seconds(spec.anchor)
     for index, name in enumerate(table_order(spec)):
         table = spec.tables[name]
         n = max(1, round(table.rows * (scale if table.scaled else 1.0)))
-        state = _Table(spec, name, index, n, seed, kept)
+        state = _Table(spec, name, index, n, seed, kept, calendar)
         references = {c: col.ref.replace(".", "(") + ")" for c, col in table.columns.items() if col.ref}
         writer.create(TableDef(name, state.types, table.primary_key, references))
         parts: dict[str, list[np.ndarray]] = {c: [] for c in retained[name]}

@@ -2,7 +2,6 @@
 
 from pathlib import Path
 
-import click
 import typer
 from rich.table import Table
 from typer.core import TyperGroup
@@ -16,7 +15,7 @@ from biarena.synth.writers import FORMATS
 class _VerticalFirst(TyperGroup):
     """`biarena synth VERTICAL ...` means `biarena synth make VERTICAL ...`."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         if args and not args[0].startswith("-") and args[0] not in self.commands:
             args = ["make", *args]
         return super().parse_args(ctx, args)

@@ -1,7 +1,7 @@
 """Result similarity on a 1,000,000-row x 40-column pair: biarena vs an all-pairs column comparison.
 
 Prints both times, the speed ratio, and whether precision, recall and F1 agree.
-Run: python benchmarks/result_similarity.py [--rows N] [--columns N]
+Run: python perf/result_similarity.py [--rows N] [--columns N]
 """
 
 import argparse

@@ -6,7 +6,7 @@
    timed). Prints rows/s for both and the ratio (target: biarena >= 0.5x the raw insert rate).
 2. All ten verticals at scale 1: total generation time, and total verification time.
 
-Run: python benchmarks/synth.py [--vertical food_delivery] [--scale 10]
+Run: python perf/synth.py [--vertical food_delivery] [--scale 10]
 """
 
 import argparse

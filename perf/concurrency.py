@@ -1,7 +1,7 @@
 """64 questions against a loopback OpenAI-compatible stub with 200 ms latency, at concurrency 1 and 16.
 
 Prints both wall times, the speedup (target >= 12x), and the model calls of a re-run (target 0).
-Run: python benchmarks/concurrency.py
+Run: python perf/concurrency.py
 """
 
 import os

@@ -1,6 +1,6 @@
 """Scoring speed: every bis-synth question against perturbed predictions, items per second per metric.
 
-Run: python benchmarks/scoring.py
+Run: python perf/scoring.py
 """
 
 import time

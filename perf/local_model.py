@@ -1,7 +1,7 @@
 """Tokens per second of one fixed prompt: biarena's `local` provider vs llama-cpp-python called directly.
 
 Both generate the same number of tokens from the same prompt with the same model file, side by side.
-Run: python benchmarks/local_model.py [--tokens 128] [--rounds 3]
+Run: python perf/local_model.py [--tokens 128] [--rounds 3]
 """
 
 import argparse

@@ -2,6 +2,7 @@
 
 from biarena.records.answer import Answer, Step, SystemSpec, Usage
 from biarena.records.benchmark import Benchmark, DatabaseRef
+from biarena.records.outcome import Outcome, outcome_of
 from biarena.records.question import Question
 from biarena.records.runspec import RunSpec
 from biarena.records.score import Score
@@ -13,10 +14,12 @@ __all__ = [
     "Answer",
     "Benchmark",
     "DatabaseRef",
+    "Outcome",
     "Question",
     "RunSpec",
     "Score",
     "Step",
     "SystemSpec",
     "Usage",
+    "outcome_of",
 ]

@@ -2,16 +2,51 @@
 
 import random
 import threading
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from biarena import __version__
 from biarena.agents import AgentEnv, System
 from biarena.db import DatabasePool
-from biarena.errors import UsageError
-from biarena.records import Answer, Benchmark, Question, RunSpec, SystemSpec, Usage
+from biarena.errors import BiarenaError, UsageError
+from biarena.records import Answer, Benchmark, Outcome, Question, RunSpec, SystemSpec, Usage, outcome_of
+from biarena.records.runspec import BenchmarkFingerprint
+from biarena.runner.fingerprint import questions_sha256
 from biarena.runner.store import RunStore
+
+_USAGE_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+
+
+@dataclass
+class OutcomeCounts:
+    """How many questions of a run ran, failed in their SQL, or got no answer; and the errors behind them."""
+
+    ran: int = 0
+    sql_failed: int = 0
+    no_answer: int = 0
+    errors: Counter = field(default_factory=Counter)
+
+    def add(self, outcome: Outcome) -> None:
+        """Count one outcome."""
+        if outcome.kind == "ran":
+            self.ran += 1
+        elif outcome.kind == "sql_failed":
+            self.sql_failed += 1
+        elif outcome.kind == "no_answer":
+            self.no_answer += 1
+        if outcome.error:
+            self.errors[_error_key(outcome.error)] += 1
+
+    @property
+    def failed(self) -> int:
+        """Answers whose SQL failed plus questions without an answer."""
+        return self.sql_failed + self.no_answer
+
+    def copy(self) -> "OutcomeCounts":
+        """An independent copy."""
+        return OutcomeCounts(self.ran, self.sql_failed, self.no_answer, Counter(self.errors))
 
 
 @dataclass(frozen=True)
@@ -20,22 +55,53 @@ class RunProgress:
 
     done: int
     total: int
-    ok: int
-    errors: int
+    counts: OutcomeCounts
     usage: Usage
     answer: Answer | None = None
+    outcome: Outcome | None = None
+
+    @property
+    def ok(self) -> int:
+        """Questions answered with SQL that ran (or prose)."""
+        return self.counts.ran
+
+    @property
+    def errors(self) -> int:
+        """Questions whose SQL failed or that got no answer."""
+        return self.counts.failed
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What a call to run_benchmark did."""
+    """What a call to run_benchmark did, and where the run's questions stand now."""
 
     total: int
     answered_now: int
     already_answered: int
-    errors: int
+    counts: OutcomeCounts
     usage: Usage
+    retried: int = 0
     stopped_by_budget: bool = False
+
+    @property
+    def errors(self) -> int:
+        """Questions whose SQL failed or that got no answer."""
+        return self.counts.failed
+
+    @property
+    def unanswered(self) -> int:
+        """Questions of the selection still without an answer (a run stopped by its budget)."""
+        return self.total - self.counts.ran - self.counts.failed
+
+
+@dataclass(frozen=True)
+class RunOpening:
+    """What opening a run file did: started a run, resumed one, or grew it by new questions."""
+
+    started: bool
+    restarted: bool = False
+    added: int = 0
+    spec: RunSpec | None = None
 
 
 def select_questions(
@@ -62,6 +128,9 @@ def make_spec(
     system: System,
     questions: list[Question],
     extra_options: dict | None = None,
+    *,
+    label: str | None = None,
+    fingerprint: BenchmarkFingerprint | None = None,
 ) -> RunSpec:
     """The spec of a run of `system` over `questions`."""
     options = dict(system.spec_options())
@@ -73,32 +142,88 @@ def make_spec(
         model=options.get("model"),
         options=options,
         question_ids=[q.id for q in questions],
+        label=label,
+        fingerprint=fingerprint,
         biarena_version=__version__,
     )
 
 
-def open_run(store: RunStore, spec: RunSpec, questions: list[Question]) -> None:
-    """Start a new run, or check that an existing one is the same work so it can be resumed."""
+def open_run(
+    store: RunStore,
+    spec: RunSpec,
+    questions: list[Question],
+    *,
+    force: bool = False,
+    order: list[str] | None = None,
+) -> RunOpening:
+    """Start a new run, or resume an existing one for the same work, growing it by newly selected questions.
+
+    A run whose system, options or benchmark differ is refused with what differs; `force` starts it over.
+    `order` (the benchmark's question ids) places new questions among the stored ones.
+    """
     existing = store.spec()
+    restarted = existing is not None and force
+    if restarted:
+        store.reset()
+        existing = None
     if existing is None:
-        store.start(spec, questions)
-        return
-    if not existing.same_work(spec):
+        started = spec.model_copy(update={"label": spec.label or spec.default_label(store.path.stem)})
+        store.start(started, questions)
+        return RunOpening(started=True, restarted=restarted, spec=started)
+    stored = {q.id: q for q in store.questions()}
+    differences = existing.differences(spec) + _question_differences(stored, questions)
+    if differences:
+        shown = "; ".join(differences[:4]) + (f"; and {len(differences) - 4} more" if len(differences) > 4 else "")
         raise UsageError(
-            f"{store.path} holds a different run (system '{existing.system}' on '{existing.benchmark_name}', "
-            f"{len(existing.question_ids)} questions); choose another -o to start a new one"
+            f"{store.path} holds a different run: {shown}. Add --force to start it over (its answers are deleted), "
+            "or choose another -o"
         )
+    added = [q for q in questions if q.id not in stored]
+    ids = list(existing.question_ids)
+    known = set(ids)
+    ids += [q.id for q in added if q.id not in known]
+    if order is not None:
+        rank = {qid: i for i, qid in enumerate(order)}
+        ids.sort(key=lambda qid: rank.get(qid, len(rank)))
+    fingerprint = spec.fingerprint
+    if fingerprint is not None:
+        fingerprint = fingerprint.model_copy(update={"questions": questions_sha256([*stored.values(), *added])})
+    updated = existing.model_copy(
+        update={
+            "question_ids": ids,
+            "benchmark": spec.benchmark,
+            "label": spec.label or existing.label or existing.default_label(store.path.stem),
+            "fingerprint": fingerprint or existing.fingerprint,
+        }
+    )
+    if updated != existing:
+        store.update(updated, added)
+    return RunOpening(started=False, added=len(added), spec=updated)
+
+
+def _question_differences(stored: dict[str, Question], questions: list[Question]) -> list[str]:
+    changed = []
+    for question in questions:
+        old = stored.get(question.id)
+        if old is not None and old != question:
+            fields = [name for name in type(question).model_fields if getattr(old, name) != getattr(question, name)]
+            changed.append((question.id, fields))
+    if not changed:
+        return []
+    qid, fields = changed[0]
+    more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+    return [f"question '{qid}'{more} differ{'s' if not more else ''} in the benchmark ({', '.join(fields)})"]
 
 
 def _safe_answer(system: System, question: Question, env: AgentEnv) -> Answer:
     try:
         return system.answer(question, env)
-    except Exception as error:  # a system's own bug must not stop the run
+    except (Exception, SystemExit) as error:  # a system's own bug must not stop the run
         return Answer(
             question_id=question.id,
             system=SystemSpec(agent=system.name),
             status="error",
-            error=f"{type(error).__name__}: {error}",
+            error=(str(error) if isinstance(error, BiarenaError) else f"{type(error).__name__}: {error}")[:1000],
         )
 
 
@@ -111,39 +236,54 @@ def run_benchmark(
     *,
     concurrency: int = 1,
     max_calls: int | None = None,
+    retry_errors: bool = False,
     on_progress: Callable[[RunProgress], None] | None = None,
 ) -> RunSummary:
-    """Answer each question not yet in `store`; failures are recorded, not fatal; stops at `max_calls` model calls."""
+    """Answer each question not yet in `store` (and, with `retry_errors`, each recorded without an answer).
+
+    Failures are recorded, not fatal; stops at `max_calls` model calls.
+    """
     env = AgentEnv(benchmark=benchmark, databases=databases)
-    answered = store.answered_ids()
-    pending = [q for q in questions if q.id not in answered]
-    already = len(questions) - len(pending)
+    selected = {q.id for q in questions}
+    recorded = {a.question_id: a for a in store.answers() if a.question_id in selected}
+    retry = {qid for qid, a in recorded.items() if a.status == "error"} if retry_errors else set()
+    pending = [q for q in questions if q.id not in recorded or q.id in retry]
+    counts = OutcomeCounts()
+    for qid, answer in recorded.items():
+        if qid not in retry:
+            counts.add(outcome_of(answer))
+    already = len(recorded) - len(retry)
     usage = Usage()
-    counts = {"done": already, "ok": already, "errors": 0, "now": 0}
+    done = {"done": already, "now": 0}
     lock = threading.Lock()
     stopped = False
 
     def record(answer: Answer) -> None:
-        store.add_answer(answer)
+        store.add_answer(answer, replace=answer.question_id in retry)
+        outcome = outcome_of(answer)
         with lock:
-            counts["done"] += 1
-            counts["now"] += 1
-            counts["ok" if answer.status == "ok" else "errors"] += 1
-            for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens"):
+            done["done"] += 1
+            done["now"] += 1
+            counts.add(outcome)
+            for name in _USAGE_FIELDS:
                 setattr(usage, name, getattr(usage, name) + getattr(answer.usage, name))
-            snapshot = usage.model_copy()
+            if answer.usage.cost is not None:
+                usage.cost = (usage.cost or 0.0) + answer.usage.cost
+            snapshot = RunProgress(done["done"], len(questions), counts.copy(), usage.model_copy(), answer, outcome)
         if on_progress is not None:
-            on_progress(RunProgress(counts["done"], len(questions), counts["ok"], counts["errors"], snapshot, answer))
+            on_progress(snapshot)
 
     def over_budget() -> bool:
         with lock:
             return max_calls is not None and usage.calls >= max_calls
 
     queue = list(pending)
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        running: set[Future] = set()
+    workers = max(1, concurrency)
+    pool = ThreadPoolExecutor(max_workers=workers)
+    running: set[Future] = set()
+    try:
         while queue or running:
-            while queue and len(running) < max(1, concurrency):
+            while queue and len(running) < workers:
                 if over_budget():
                     stopped, queue = True, []
                     break
@@ -153,11 +293,26 @@ def run_benchmark(
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 record(future.result())
+    except BaseException:
+        # interrupted (or the store failed): stop what the system is doing rather than wait for its deadline
+        cancel = getattr(system, "cancel", None)
+        if callable(cancel):
+            cancel()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return RunSummary(
         total=len(questions),
-        answered_now=counts["now"],
+        answered_now=done["now"],
         already_answered=already,
-        errors=counts["errors"],
+        counts=counts,
         usage=usage,
+        retried=len(retry),
         stopped_by_budget=stopped,
     )
+
+
+def _error_key(error: str) -> str:
+    """An error as it is grouped with others: its first line, clipped."""
+    line = error.strip().splitlines()[0] if error.strip() else error
+    return line if len(line) <= 160 else line[:159] + "…"

@@ -1,14 +1,26 @@
 """RunStore: one SQLite file (WAL) per run holding its spec, questions, answers and scores."""
 
+import os
 import sqlite3
+import stat
 import threading
+import time
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
-from biarena.errors import FormatError, NotFoundError
-from biarena.records import Answer, Question, RunSpec, Score
+from biarena.errors import BiarenaError, FormatError, NotFoundError
+from biarena.records import Answer, Question, RunSpec, Score, SystemSpec
+from biarena.records.sanitize import clean_value, describe_changes
+
+try:
+    import fcntl
+except ImportError:  # Windows: runs are not locked there
+    fcntl = None  # type: ignore[assignment]
 
 # Numbered migrations: index i takes the schema from version i to i + 1.
 MIGRATIONS: list[str] = [
@@ -38,56 +50,73 @@ MIGRATIONS: list[str] = [
 ]
 
 _MAGIC = "biarena-run"
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+"""An answer whose record is larger than this is stored without its result previews (or as an error)."""
+
+
+class RunInUse(BiarenaError):
+    """Another process is writing the run file."""
 
 
 class RunStore:
-    """A run file. Every answer and every answer's scores are written in their own transaction."""
+    """A run file. Every answer and every answer's scores are written in their own transaction.
 
-    def __init__(self, path: str | Path, *, create: bool = False) -> None:
+    A new run file appears only once it holds the run format (it is made beside its target and linked into
+    place), an existing file is read without being changed until it is recognized as a run, and a store
+    opened with `lock` holds an exclusive lock on the file so a second writer is refused at once.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        create: bool = False,
+        lock: bool | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
+    ) -> None:
         self.path = Path(path)
-        exists = self.path.exists()
-        if not exists and not create:
-            raise NotFoundError(f"run not found: {self.path}")
-        if exists and self.path.is_dir():
-            raise FormatError(f"{self.path}: is a directory, not a run file")
-        if not exists:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.max_answer_bytes = max_answer_bytes
         self._lock = threading.RLock()
+        self._lock_fd: int | None = None
+        self._conn: sqlite3.Connection | None = None
+        if not self.path.exists():
+            if not create:
+                raise NotFoundError(f"run not found: {self.path}")
+            _create_run_file(self.path)
+        recognize_run_file(self.path)
+        if create if lock is None else lock:
+            self._lock_fd = _lock_file(self.path)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
-            self._migrate(fresh=not exists)
-        except sqlite3.DatabaseError as error:
-            raise FormatError(f"{self.path}: not a biarena run file ({error})") from None
-
-    def _migrate(self, fresh: bool) -> None:
-        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-        if not fresh and version == 0:
-            tables = self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
+            self._conn.execute("PRAGMA busy_timeout = 10000")
+            _migrate(self._conn, self.path)
+            magic = self._conn.execute("SELECT value FROM meta WHERE key = 'magic'").fetchone()
+            if not magic or magic[0] != _MAGIC:  # the file said run; its write-ahead log says otherwise
                 raise FormatError(f"{self.path}: not a biarena run file")
-        if version > len(MIGRATIONS):
-            raise FormatError(f"{self.path}: made by a newer biarena (run format {version})")
-        for index in range(version, len(MIGRATIONS)):
-            with self._conn:
-                self._conn.execute("BEGIN")
-                for statement in MIGRATIONS[index].split(";"):
-                    if statement.strip():
-                        self._conn.execute(statement)
-                if index == 0:
-                    self._conn.execute("INSERT INTO meta VALUES ('magic', ?)", (_MAGIC,))
-                self._conn.execute(f"PRAGMA user_version = {index + 1}")
-        magic = self._conn.execute("SELECT value FROM meta WHERE key = 'magic'").fetchone()
-        if not magic or magic[0] != _MAGIC:
-            raise FormatError(f"{self.path}: not a biarena run file")
+        except sqlite3.DatabaseError as error:
+            self.close()
+            raise FormatError(f"{self.path}: cannot open the run file ({error})") from None
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The open connection."""
+        if self._conn is None:
+            raise FormatError(f"{self.path}: the run file is closed")
+        return self._conn
 
     # --- spec and questions -------------------------------------------------------------
 
     def spec(self) -> RunSpec | None:
         """Return the run's spec, or None for a run not started yet."""
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()
         if not row:
             return None
         try:
@@ -97,17 +126,34 @@ class RunStore:
 
     def start(self, spec: RunSpec, questions: list[Question]) -> None:
         """Record the spec and the questions of a new run, in one transaction."""
-        with self._conn:
-            self._conn.execute("BEGIN")
-            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('spec', ?)", (spec.model_dump_json(),))
-            self._conn.executemany(
+        self.update(spec, questions)
+
+    def update(self, spec: RunSpec, new_questions: list[Question]) -> None:
+        """Record a (grown or relabelled) spec with its new questions; positions follow `spec.question_ids`."""
+        rows = [(q.id, _question_json(q)) for q in new_questions]
+        position = {qid: i for i, qid in enumerate(spec.question_ids)}
+        with self._lock, self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('spec', ?)", (spec.model_dump_json(),))
+            self.conn.executemany(
                 "INSERT OR IGNORE INTO questions VALUES (?, ?, ?)",
-                [(q.id, i, q.model_dump_json()) for i, q in enumerate(questions)],
+                [(qid, position.get(qid, len(position)), body) for qid, body in rows],
             )
+            self.conn.executemany(
+                "UPDATE questions SET position = ? WHERE question_id = ?", [(i, q) for q, i in position.items()]
+            )
+
+    def reset(self) -> None:
+        """Delete the run's spec, questions, answers and scores (the file stays a run file)."""
+        with self._lock, self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            for table in ("scores", "answers", "questions"):
+                self.conn.execute(f"DELETE FROM {table}")
+            self.conn.execute("DELETE FROM meta WHERE key = 'spec'")
 
     def questions(self) -> list[Question]:
         """The run's questions, in order."""
-        rows = self._conn.execute("SELECT body FROM questions ORDER BY position").fetchall()
+        rows = self.conn.execute("SELECT body FROM questions ORDER BY position").fetchall()
         return [Question.model_validate_json(r[0]) for r in rows]
 
     # --- answers ------------------------------------------------------------------------
@@ -115,55 +161,99 @@ class RunStore:
     def answered_ids(self) -> set[str]:
         """Ids of questions with a recorded answer."""
         with self._lock:
-            return {r[0] for r in self._conn.execute("SELECT question_id FROM answers")}
+            return {r[0] for r in self.conn.execute("SELECT question_id FROM answers")}
 
-    def add_answer(self, answer: Answer) -> bool:
-        """Record an answer in its own transaction; False when the question already had one."""
-        with self._lock, self._conn:
-            self._conn.execute("BEGIN IMMEDIATE")
-            cursor = self._conn.execute(
-                "INSERT OR IGNORE INTO answers VALUES (?, ?, ?, ?)",
-                (
-                    answer.question_id,
-                    answer.status,
-                    answer.model_dump_json(),
-                    answer.created_at.isoformat(),
-                ),
-            )
-            return cursor.rowcount == 1
+    def error_ids(self) -> set[str]:
+        """Ids of questions whose recorded answer is an error (the system gave no answer)."""
+        with self._lock:
+            return {r[0] for r in self.conn.execute("SELECT question_id FROM answers WHERE status = 'error'")}
+
+    def add_answer(self, answer: Answer, *, replace: bool = False) -> bool:
+        """Record an answer in its own transaction; False when the question already had one (and not `replace`).
+
+        Whatever the answer holds, something is stored: text is sanitized, an oversized answer loses its
+        previews, and an answer that still cannot be stored is recorded as an error saying why.
+        """
+        stored, body = self._storable(answer)
+        try:
+            return self._insert(stored, body, replace)
+        except (sqlite3.DataError, sqlite3.InterfaceError, OverflowError, MemoryError) as error:
+            failed = _unstorable(answer, f"{type(error).__name__}: {error}")
+            return self._insert(failed, failed.model_dump_json(), replace)
+
+    def _insert(self, answer: Answer, body: str, replace: bool) -> bool:
+        try:
+            with self._lock, self.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                if replace:
+                    self.conn.execute("DELETE FROM scores WHERE question_id = ?", (answer.question_id,))
+                verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+                cursor = self.conn.execute(
+                    f"{verb} INTO answers VALUES (?, ?, ?, ?)",
+                    (answer.question_id, answer.status, body, answer.created_at.isoformat()),
+                )
+                return cursor.rowcount == 1
+        except sqlite3.OperationalError as error:
+            if "too big" in str(error):
+                raise sqlite3.DataError(str(error)) from None
+            raise FormatError(f"cannot write to {self.path}: {error}") from None
+
+    def _storable(self, answer: Answer) -> tuple[Answer, str]:
+        """The answer as it can be stored, and its JSON."""
+        try:
+            try:
+                body = answer.model_dump_json()
+            except (PydanticSerializationError, ValueError):
+                answer = _sanitized(answer)
+                body = answer.model_dump_json()
+            if len(body) > self.max_answer_bytes:
+                answer = _without_previews(answer, len(body), self.max_answer_bytes)
+                body = answer.model_dump_json()
+            if len(body) > self.max_answer_bytes:
+                answer = _unstorable(answer, f"the answer is {len(body):,} characters, over the store's limit")
+                body = answer.model_dump_json()
+            return answer, body
+        except (PydanticSerializationError, ValidationError, ValueError, RecursionError, MemoryError) as error:
+            answer = _unstorable(answer, f"{type(error).__name__}: {str(error)[:300]}")
+            return answer, answer.model_dump_json()
 
     def answers(self) -> list[Answer]:
         """Every recorded answer, in question order."""
-        rows = self._conn.execute(
+        rows = self.conn.execute(
             "SELECT a.body FROM answers a JOIN questions q USING (question_id) ORDER BY q.position"
         ).fetchall()
         return [Answer.model_validate_json(r[0]) for r in rows]
 
     def count_answers(self) -> int:
         """How many answers are recorded."""
-        return self._conn.execute("SELECT count(*) FROM answers").fetchone()[0]
+        return self.conn.execute("SELECT count(*) FROM answers").fetchone()[0]
 
     # --- scores -------------------------------------------------------------------------
 
     def put_scores(self, scores: Iterable[Score]) -> None:
         """Record one answer's scores together (replacing older values of the same names)."""
         rows = [(s.question_id, s.name, s.scorer, s.scorer_version, s.value, s.model_dump_json()) for s in scores]
-        with self._lock, self._conn:
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)", rows)
+        with self._lock, self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)", rows)
 
     def scored(self) -> set[tuple[str, str, str]]:
         """(question id, scorer, scorer version) triples already recorded."""
-        return {tuple(r) for r in self._conn.execute("SELECT DISTINCT question_id, scorer, scorer_version FROM scores")}  # type: ignore[misc]
+        return {tuple(r) for r in self.conn.execute("SELECT DISTINCT question_id, scorer, scorer_version FROM scores")}  # type: ignore[misc]
 
     def scores(self) -> list[Score]:
         """Every recorded score."""
-        rows = self._conn.execute("SELECT body FROM scores ORDER BY question_id, name").fetchall()
+        rows = self.conn.execute("SELECT body FROM scores ORDER BY question_id, name").fetchall()
         return [Score.model_validate_json(r[0]) for r in rows]
 
     def close(self) -> None:
-        """Close the file."""
-        self._conn.close()
+        """Close the file (and release its lock: only after SQLite let go of it, so its own locks stay intact)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def __enter__(self) -> "RunStore":
         return self
@@ -178,3 +268,163 @@ def scores_by_question(scores: list[Score]) -> dict[str, dict[str, float | None]
     for score in scores:
         table.setdefault(score.question_id, {})[score.name] = score.value
     return table
+
+
+def recognize_run_file(path: Path) -> None:
+    """Raise FormatError unless `path` is a biarena run file; reads it without changing a byte."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise FormatError(f"{path}: cannot read ({error.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise FormatError(f"{path}: is a directory, not a run file")
+    if not stat.S_ISREG(mode):
+        raise FormatError(f"{path}: not a biarena run file (not a regular file)")
+    if os.path.getsize(path) == 0:
+        raise FormatError(f"{path}: not a biarena run file (an empty file)")
+    # immutable: no locks, no journal, no -wal or -shm beside a file that may belong to someone else
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+    version, magic = _read_magic(uri)
+    wal = Path(f"{path}-wal")
+    if (not magic or magic[0] != _MAGIC) and wal.is_file() and wal.stat().st_size > 0:
+        # a database already in WAL use (a run killed before its first checkpoint): read it with its log
+        version, magic = _read_magic(f"file:{quote(str(path.resolve()))}?mode=ro")
+    if not magic or magic[0] != _MAGIC:
+        kind = "an SQLite database of something else" if version or _is_sqlite(uri) else "not even an SQLite file"
+        raise FormatError(f"{path}: not a biarena run file ({kind}); it was left as it is")
+    if version > len(MIGRATIONS):
+        raise FormatError(f"{path}: made by a newer biarena (run format {version})")
+
+
+def _read_magic(uri: str) -> tuple[int, tuple | None]:
+    """The user version and the magic row of the database at `uri` ((0, None) when it has none)."""
+    version, magic = 0, None
+    for attempt in range(3):
+        try:
+            conn = sqlite3.connect(uri, uri=True)
+        except sqlite3.Error:
+            return 0, None
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            magic = conn.execute("SELECT value FROM meta WHERE key = 'magic'").fetchone() if version else None
+            break
+        except sqlite3.DatabaseError as error:
+            # not a database at all, or a page caught mid-write by a checkpoint of a live run: look again
+            if "malformed" not in str(error) or attempt == 2:
+                version, magic = 0, None
+                break
+            time.sleep(0.05)
+        finally:
+            conn.close()
+    return version, magic
+
+
+def _is_sqlite(uri: str) -> bool:
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return True
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
+def _create_run_file(path: Path) -> None:
+    """Make an empty run file at `path`: built beside it, then linked into place only if `path` is still free."""
+    blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise FormatError(f"cannot create run file {path}: {blocking} is a file, not a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise FormatError(f"cannot create run file {path}: {error.strerror or error}") from None
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        conn = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            _migrate(conn, temporary)
+        finally:
+            conn.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process made it first: it is resumed (or refused) like any existing file
+        except OSError:
+            if not path.exists():  # a file system without hard links
+                os.replace(temporary, path)
+    except (OSError, sqlite3.Error) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise FormatError(f"cannot create run file {path}: {reason}") from None
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _lock_file(path: Path) -> int | None:
+    """Hold an exclusive lock on the run file; RunInUse when another process holds it."""
+    if fcntl is None:
+        return None
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RunInUse(
+            f"{path} is being written by another biarena process; wait for it to finish or choose another -o"
+        ) from None
+    except OSError:  # a file system without locks: go on unlocked
+        os.close(fd)
+        return None
+    return fd
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise FormatError(f"{path}: made by a newer biarena (run format {version})")
+    for index in range(version, len(MIGRATIONS)):
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in MIGRATIONS[index].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            if index == 0:
+                conn.execute("INSERT INTO meta VALUES ('magic', ?)", (_MAGIC,))
+            conn.execute(f"PRAGMA user_version = {index + 1}")
+
+
+def _question_json(question: Question) -> str:
+    try:
+        return question.model_dump_json()
+    except (PydanticSerializationError, ValueError) as error:
+        raise FormatError(f"question '{question.id!a}' cannot be stored: {error}") from None
+
+
+def _sanitized(answer: Answer) -> Answer:
+    data, changes = clean_value(answer.model_dump(mode="python"))
+    cleaned = Answer.model_validate(data)
+    if changes:
+        cleaned.sanitized.append(describe_changes(changes))
+    return cleaned
+
+
+def _without_previews(answer: Answer, size: int, limit: int) -> Answer:
+    steps = [step.model_copy(update={"preview": []}) for step in answer.steps]
+    note = f"result previews dropped: the answer was {size:,} characters, over the store's {limit:,}"
+    return answer.model_copy(update={"steps": steps, "sanitized": [*answer.sanitized, note]})
+
+
+def _unstorable(answer: Answer, reason: str) -> Answer:
+    """An error answer in place of one that cannot be stored, keeping its question, system and usage."""
+    system, _ = clean_value(answer.system.model_dump(mode="python"))
+    usage = answer.usage
+    return Answer(
+        question_id=answer.question_id,
+        system=SystemSpec.model_validate(system),
+        usage=usage,
+        status="error",
+        error=f"the answer could not be stored: {clean_value(reason)[0]}",
+        sanitized=[f"answer replaced by an error: {clean_value(reason)[0][:200]}"],
+    )

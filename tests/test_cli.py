@@ -51,7 +51,24 @@ def test_import_run_score_show_export(bis_bench: Path, tmp_path: Path) -> None:
     assert biarena("export", run, "--format", "jsonl", "-o", jsonl).returncode == 0
     lines = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 10
-    assert set(lines[0]) == {"question_id", "labels", "language", "sql", "status", "error", "scores"}
+    assert set(lines[0]) == {
+        "run",
+        "system",
+        "model",
+        "benchmark",
+        "question_id",
+        "question",
+        "labels",
+        "language",
+        "outcome",
+        "error",
+        "status",
+        "sql",
+        "answer",
+        "reference",
+        "scores",
+    }
+    assert lines[0]["run"] == "gold" and lines[0]["system"] == "gold" and lines[0]["outcome"] == "ran"
     assert set(lines[0]["scores"]) == {
         "execution",
         "ser",

@@ -4,6 +4,7 @@ import sys
 
 import typer
 
+from biarena import __version__
 from biarena.cli import (
     audit_cmd,
     build_cmd,
@@ -28,6 +29,23 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"biarena {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", metavar="", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Benchmark, judge and rank AI data analysts on SQL databases."""
+
+
 app.add_typer(import_cmd.app, name="import")
 app.add_typer(generate_cmd.app, name="generate")
 app.add_typer(synth_cmd.app, name="synth")

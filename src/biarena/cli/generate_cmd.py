@@ -4,6 +4,7 @@ from datetime import datetime
 from pathlib import Path
 
 import typer
+from rich.text import Text
 
 from biarena.benchmarks import save_benchmark
 from biarena.cli.console import err
@@ -49,9 +50,9 @@ def templates(
     save_benchmark(benchmark, out)
     found = sorted({q.labels[0] for q in questions})
     missing = [c for c in CATEGORIES if f"bis:{c}" not in found]
-    err.print(f"wrote {len(questions)} questions in {len(found)} categories to {out}")
+    err.print(Text(f"wrote {len(questions)} questions in {len(found)} categories to {out}"))
     if missing:
-        err.print(f"no sound question for: {', '.join(missing)} (check the roles file)")
+        err.print(Text(f"no sound question for: {', '.join(missing)} (check the roles file)"))
 
 
 def _anchor(text: str | None) -> datetime | None:

@@ -1,7 +1,11 @@
 """Options several commands share."""
 
+from typing import Any
+
 import typer
 
+from biarena.db import SandboxLimits
+from biarena.db.limits import OPTION_NAMES
 from biarena.errors import UsageError
 from biarena.records import Benchmark
 
@@ -10,7 +14,51 @@ DB_URL = typer.Option(
     "--db-url",
     help="Read the benchmark's databases from a server: URL for all, or NAME=URL for one (repeatable).",
 )
-TIMEOUT = typer.Option(30.0, "--timeout", help="Time limit per SQL statement, in seconds.", min=0.01)
+TIMEOUT = typer.Option(
+    30.0,
+    "--timeout",
+    help="Time limit per SQL statement (checking, running, fetching), in seconds; inf for none.",
+    min=0.01,
+)
+SANDBOX = typer.Option(
+    None,
+    "--sandbox",
+    metavar="NAME=VALUE",
+    help="Change a sandbox limit (repeatable). Defaults: "
+    + ", ".join(f"{name}={value}" for name, value in SandboxLimits().describe().items() if name != "timeout")
+    + " (memory: DuckDB's; temp: spill files).",
+)
+ALLOW_SUPERUSER = typer.Option(
+    False,
+    "--allow-superuser",
+    help="Run SQL on a PostgreSQL server even as a superuser or a role that reads the server's files.",
+    metavar="",
+)
+
+
+def sandbox_limits(values: list[str] | None, timeout: float) -> SandboxLimits:
+    """The sandbox limits from --timeout and the --sandbox NAME=VALUE options."""
+    changes: dict[str, str] = {}
+    for value in values or []:
+        name, sep, setting = value.partition("=")
+        if not sep or not setting.strip():
+            raise UsageError(f"--sandbox {value}: give NAME=VALUE, NAME one of {', '.join(OPTION_NAMES)}")
+        changes[name] = setting
+    return SandboxLimits(timeout=timeout).with_options(changes)
+
+
+def flag(name: str, help: str) -> Any:
+    """An on/off option that takes no value (shown without a type in --help)."""
+    return typer.Option(False, name, help=help, metavar="")
+
+
+LABELS = typer.Option(
+    None,
+    "--label",
+    metavar="NAME",
+    help="Name the runs in the output, in the order given (repeatable); default: the run's own label, else its "
+    "file name and system options.",
+)
 
 
 def db_overrides(values: list[str] | None, benchmark: Benchmark) -> dict[str, str] | None:

@@ -1,74 +1,75 @@
-"""`biarena show RUN`: score tables by category and by language."""
+"""`biarena show RUN [RUN ...]`: scores by category, by language and overall, with coverage; runs side by side."""
 
+import json
+import sys
+from enum import StrEnum
 from pathlib import Path
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
-from biarena.cli.console import err, fmt, out
-from biarena.metrics.summary import SummaryRow, overall, summarize
-from biarena.runner import RunStore
+from biarena.cli.console import err, new_table, out, print_table, row
+from biarena.cli.options import LABELS, flag
+from biarena.report.comparison import Comparison, compare
+from biarena.report.run_data import read_runs
+from biarena.report.tables import (
+    LEGEND,
+    SECTIONS,
+    comparison_csv,
+    comparison_json,
+    comparison_markdown,
+    comparison_rows,
+    outcome_line,
+    run_title,
+    usage_line,
+)
 
-COLUMNS = [
-    ("ser", "SER"),
-    ("execution_accuracy", "EA"),
-    ("semantic_similarity", "Sem"),
-    ("result_precision", "Res P"),
-    ("result_recall", "Res R"),
-    ("result_f1", "Res F1"),
-]
+
+class ShowFormat(StrEnum):
+    """Output formats of `show`."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+    md = "md"
 
 
-def _table(title: str, rows: list[SummaryRow]) -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column("group", no_wrap=True)
-    table.add_column("n", justify="right")
-    for _, header in COLUMNS:
-        table.add_column(header, justify="right")
-    table.add_column("scored", justify="right")
-    for row in rows:
-        cells = [fmt(row.means.get(name)) for name, _ in COLUMNS]
-        table.add_row(row.group, str(row.count), *cells, str(row.counts.get("execution_accuracy", 0)))
-    return table
+def _print_tables(comparison: Comparison, usage: bool) -> None:
+    for summary in comparison.summaries:
+        out.print(Text(run_title(summary), style="bold"))
+        out.print(Text("  " + outcome_line(summary)))
+        for error, count in summary.errors:
+            out.print(Text(f"  {count} × {error}"))
+        if usage:
+            out.print(Text("  " + usage_line(summary)))
+        if not summary.run.scores:
+            out.print(Text(f"  no scores yet: run `biarena score {summary.run.path}`"))
+    if any(s.run.scores for s in comparison.summaries):
+        for title, field in SECTIONS:
+            headers, cells, numeric = comparison_rows(comparison, field)
+            table = new_table(title, [(h, "number" if i in numeric else "text") for i, h in enumerate(headers)])
+            for line in cells:
+                row(table, *line)
+            print_table(table)
+    if any(s.run.scores for s in comparison.summaries):
+        out.print(Text(LEGEND))
 
 
 def show(
-    run_path: Path = typer.Argument(..., metavar="RUN", help="Run file."),
-    usage: bool = typer.Option(False, "--usage", help="Also show model usage (calls, tokens, cache hits)."),
+    runs: list[Path] = typer.Argument(..., metavar="RUN", help="Run files; several are shown side by side."),
+    format: ShowFormat = typer.Option(ShowFormat.table, "--format", help="table, json, csv or md (Markdown)."),
+    labels: list[str] | None = LABELS,
+    usage: bool = flag("--usage", "Also show model usage: calls, cache hits, tokens, and the cost when priced."),
 ) -> None:
-    """Show a run's scores by category and language, with counts."""
-    with RunStore(run_path) as store:
-        spec = store.spec()
-        questions = store.questions()
-        answers = store.answers()
-        scores = store.scores()
-    if spec is None:
-        err.print(f"{run_path}: the run has not started")
-        return
-    errors = sum(1 for a in answers if a.status != "ok")
-    out.print(
-        f"[bold]{spec.system}[/bold] on [bold]{spec.benchmark_name}[/bold]: "
-        f"{len(answers)} of {len(spec.question_ids)} answered, {errors} with errors"
-    )
-    if not scores:
-        out.print(f"no scores yet: run `biarena score {run_path}`")
+    """Show runs' scores by category, by language and overall, with each run's coverage and outcomes."""
+    comparison = compare(read_runs(runs, labels))
+    for warning in comparison.warnings:
+        err.print(Text(f"warning: {warning}"))
+    if format is ShowFormat.table:
+        _print_tables(comparison, usage)
+    elif format is ShowFormat.json:
+        sys.stdout.write(json.dumps(comparison_json(comparison), ensure_ascii=False, indent=2) + "\n")
+    elif format is ShowFormat.csv:
+        sys.stdout.write(comparison_csv(comparison, usage=usage))
     else:
-        names = [name for name, _ in COLUMNS] + ["execution_accuracy"]
-        answered = {a.question_id for a in answers}
-        asked = [q for q in questions if q.id in answered]
-        out.print(_table("by category", summarize(asked, scores, names)))
-        out.print(_table("by language", summarize(asked, scores, names, by="language")))
-        out.print(_table("overall", [overall(asked, scores, names)]))
-        out.print(
-            "EA: execution accuracy; Sem: SQL semantic similarity; Res: result similarity. "
-            "'scored' counts questions whose gold runs."
-        )
-    if usage:
-        calls = sum(a.usage.calls for a in answers)
-        hits = sum(a.usage.cache_hits for a in answers)
-        prompt = sum(a.usage.prompt_tokens for a in answers)
-        completion = sum(a.usage.completion_tokens for a in answers)
-        out.print(
-            f"usage: {calls} model calls, {hits} replies from the cache, "
-            f"{prompt} prompt + {completion} completion tokens"
-        )
+        sys.stdout.write(comparison_markdown(comparison, usage=usage))

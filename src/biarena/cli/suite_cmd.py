@@ -4,10 +4,11 @@ from collections import Counter
 from pathlib import Path
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
-from biarena.cli.console import err, out
-from biarena.errors import FormatError, UsageError
+from biarena.cli.build_cmd import empty_target, next_steps
+from biarena.cli.console import err, new_table, print_table, row, stage_progress
+from biarena.errors import UsageError
 
 app = typer.Typer(help="Build benchmark suites over simulated business databases.", no_args_is_help=True)
 
@@ -17,9 +18,8 @@ def _verticals(values: list[str] | None) -> list[str] | None:
 
     if not values:
         return None
-    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
-    for name in names:
-        vertical_spec(name)  # NotFoundError names the unknown one and the known ones
+    given = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    names = [vertical_spec(name).name for name in given]  # aliases become the built-in name; unknown: NotFoundError
     if len(set(names)) != len(names):
         raise UsageError(f"--verticals names one vertical twice: {', '.join(names)}")
     return names
@@ -38,22 +38,23 @@ def corgi(
     """Generate and verify each vertical, then write descriptive (gold SQL), explanatory, predictive and
     recommendational questions (reference answers from the simulator's rules and planted events)."""
     from biarena.generate.corgi_suite import build
+    from biarena.synth import vertical_names
 
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise FormatError(f"{out_dir}: already exists and is not an empty directory (choose another -o)")
+    empty_target(out_dir)
     names = _verticals(verticals)
-    err.print(f"building the CORGI suite ({', '.join(names) if names else 'all ten verticals'}) at scale {scale:g} ...")
-    benchmark = build(out_dir, verticals=names, scale=scale, seed=seed, per_category=per_category)
+    chosen = names or vertical_names()
+    err.print(Text(f"building the CORGI suite ({', '.join(chosen)}) at scale {scale:g} ..."))
+    with stage_progress("corgi-synth", len(chosen)) as progress:
+        benchmark = build(
+            out_dir, verticals=names, scale=scale, seed=seed, per_category=per_category, on_progress=progress
+        )
     counts = Counter(
         (q.database, label) for q in benchmark.questions for label in q.labels if label.startswith("corgi:type")
     )
-    table = Table(title=f"corgi-synth in {out_dir}", title_justify="left")
-    for column in ("vertical", "type1", "type2", "type3", "type4"):
-        table.add_column(column, justify="left" if column == "vertical" else "right")
+    columns = [("vertical", "name")] + [(f"type{i}", "number") for i in range(1, 5)]
+    table = new_table(f"corgi-synth in {out_dir}", columns)
     for name in benchmark.databases:
-        table.add_row(name, *(str(counts[(name, f"corgi:type{i}")]) for i in range(1, 5)))
-    out.print(table)
-    err.print(
-        f"{len(benchmark.questions)} questions over {len(benchmark.databases)} databases; "
-        f"next: biarena run {out_dir} --agent sequential"
-    )
+        row(table, name, *(counts[(name, f"corgi:type{i}")] for i in range(1, 5)))
+    print_table(table)
+    err.print(Text(f"{len(benchmark.questions)} questions over {len(benchmark.databases)} databases in {out_dir}"))
+    err.print(Text(next_steps(out_dir)))

@@ -3,10 +3,11 @@
 from pathlib import Path
 
 import typer
-from rich.table import Table
+from rich.text import Text
 from typer.core import TyperGroup
 
-from biarena.cli.console import err, out
+from biarena.cli.console import err, new_table, print_table, row
+from biarena.cli.options import flag
 from biarena.errors import FormatError
 from biarena.synth import generate, load_spec, verify, vertical_names, vertical_spec
 from biarena.synth.writers import FORMATS
@@ -32,27 +33,28 @@ app = typer.Typer(
 @app.command("list")
 def list_verticals() -> None:
     """List the built-in verticals with their table counts."""
-    table = Table(title="verticals", title_justify="left")
-    for column in ("name", "title", "tables", "rules", "planted events"):
-        table.add_column(column)
+    table = new_table(
+        "verticals",
+        [("name", "name"), ("title", "text"), ("tables", "number"), ("rules", "number"), ("planted events", "number")],
+    )
     for name in vertical_names():
         spec = vertical_spec(name)
-        table.add_row(name, spec.title, str(len(spec.tables)), str(len(spec.rules)), str(len(spec.planted)))
-    out.print(table)
+        row(table, name, spec.title, len(spec.tables), len(spec.rules), len(spec.planted))
+    print_table(table)
 
 
 def _print_checks(path: Path) -> bool:
     checks = verify(path)
-    table = Table(title=f"verification of {path}", title_justify="left")
-    for column in ("check", "name", "result", "detail"):
-        table.add_column(column, overflow="fold")
+    table = new_table(
+        f"verification of {path}", [("check", "text"), ("name", "text"), ("result", "name"), ("detail", "text")]
+    )
     for check in checks:
-        table.add_row(check.kind, check.name, "ok" if check.ok else "[red]FAILED[/red]", check.detail)
-    out.print(table)
+        row(table, check.kind, check.name, Text("ok") if check.ok else Text("FAILED", style="red"), check.detail)
+    print_table(table)
     failed = [c for c in checks if not c.ok]
     for check in failed:
-        err.print(f"FAILED {check.kind} '{check.name}': {check.detail}", soft_wrap=True)
-    err.print(f"{len(checks) - len(failed)} of {len(checks)} checks hold")
+        err.print(Text(f"FAILED {check.kind} '{check.name}': {check.detail}"))
+    err.print(Text(f"{len(checks) - len(failed)} of {len(checks)} checks hold"))
     return not failed
 
 
@@ -74,12 +76,12 @@ def make(
         "--format",
         help=f"One of {', '.join(FORMATS)}; default from the path (.duckdb, .parquet or a directory, else sqlite).",
     ),
-    no_verify: bool = typer.Option(False, "--no-verify", help="Skip the verification after generating."),
+    no_verify: bool = flag("--no-verify", "Skip the verification after generating."),
 ) -> None:
     """Generate a vertical's database (then verify it; a broken spec fails loudly)."""
     spec = load_spec(vertical) if vertical.endswith((".yaml", ".yml")) else vertical_spec(vertical)
     counts = generate(spec, out_path, scale=scale, seed=seed, fmt=fmt)
-    err.print(f"{spec.name}: {sum(counts.values())} rows in {len(counts)} tables written to {out_path}")
+    err.print(Text(f"{spec.name}: {sum(counts.values())} rows in {len(counts)} tables written to {out_path}"))
     if not no_verify:
         failed = [c for c in verify(out_path) if not c.ok]
         if failed:

@@ -1,39 +1,93 @@
-"""RunData: what a report needs of one run file, read once."""
+"""RunData: what a report needs of one run file, read once, and the labels that tell runs apart."""
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from biarena.records import Answer, Question, RunSpec, Score
+from biarena.errors import FormatError, UsageError
+from biarena.records import Answer, Question, RunSpec, Score, Usage
+from biarena.records.outcome import Outcome, outcome_of
 from biarena.runner import RunStore, scores_by_question
 
 
 @dataclass
 class RunData:
-    """A run's spec, questions, answers and scores."""
+    """A run's spec, questions, answers and scores, and how reports name it."""
 
     path: Path
     spec: RunSpec
     questions: list[Question]
     answers: list[Answer]
     scores: list[Score]
+    label: str = ""
+    """How reports name the run; `label_runs` makes the labels of compared runs distinct."""
+    _answers: dict[str, Answer] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.label = self.label or self.spec.label or self.spec.default_label(self.path.stem)
+        self._answers = {a.question_id: a for a in self.answers}
 
     @classmethod
-    def read(cls, path: Path) -> "RunData":
+    def read(cls, path: Path, label: str | None = None) -> "RunData":
         """Read a run file."""
         with RunStore(path) as store:
             spec = store.spec()
             if spec is None:
-                from biarena.errors import FormatError
-
                 raise FormatError(f"{path}: the run has not started")
-            return cls(path, spec, store.questions(), store.answers(), store.scores())
+            return cls(path, spec, store.questions(), store.answers(), store.scores(), label or "")
 
-    @property
-    def label(self) -> str:
-        """How the run is named in a report: agent, and model when there is one."""
-        model = self.spec.model
-        return f"{self.spec.system} ({model})" if model else self.spec.system
+    def answer(self, question_id: str) -> Answer | None:
+        """The run's answer to a question, if it has one."""
+        return self._answers.get(question_id)
+
+    def outcome(self, question_id: str) -> Outcome:
+        """What happened to a question in this run."""
+        return outcome_of(self.answer(question_id))
 
     def score_table(self) -> dict[str, dict[str, float | None]]:
-        """question id -> score name -> value."""
+        """question id -> score name -> value, as stored."""
         return scores_by_question(self.scores)
+
+    def usage(self) -> Usage:
+        """Model usage summed over the run's answers; cost only when an answer has one."""
+        costs = [a.usage.cost for a in self.answers if a.usage.cost is not None]
+        return Usage(
+            calls=sum(a.usage.calls for a in self.answers),
+            cache_hits=sum(a.usage.cache_hits for a in self.answers),
+            prompt_tokens=sum(a.usage.prompt_tokens for a in self.answers),
+            completion_tokens=sum(a.usage.completion_tokens for a in self.answers),
+            cost=sum(costs) if costs else None,
+        )
+
+
+def read_runs(paths: list[Path], labels: list[str] | None = None) -> list[RunData]:
+    """Read run files and label them: `labels` name the first runs in order; the rest get distinct defaults."""
+    labels = list(labels or [])
+    if len(labels) > len(paths):
+        raise UsageError(f"{len(labels)} --label values for {len(paths)} run(s); give at most one per run")
+    if len(set(labels)) != len(labels):
+        twice = next(name for name in labels if labels.count(name) > 1)
+        raise UsageError(f"--label '{twice}' is given twice; each run needs its own label")
+    runs = [RunData.read(path) for path in paths]
+    label_runs(runs, labels)
+    return runs
+
+
+def label_runs(runs: list[RunData], given: list[str] | None = None) -> None:
+    """Give each run a distinct label: `given` ones first, then its own (stored or default), then its folder, then
+    a number."""
+    given = list(given or [])
+    for run, label in zip(runs, given, strict=False):
+        run.label = label
+    taken = set(given)
+    free = runs[len(given) :]
+    counts = Counter(run.label for run in free)
+    for run in free:
+        if (run.label in taken or counts[run.label] > 1) and run.path.resolve().parent.name:
+            run.label = f"{run.label} [{run.path.resolve().parent.name}]"
+    for run in free:
+        base, number = run.label, 1
+        while run.label in taken:
+            number += 1
+            run.label = f"{base} #{number}"
+        taken.add(run.label)

@@ -10,7 +10,8 @@ def grouped_bars(categories: list[str], series: dict[str, list[float | None]], *
     names = list(series)
     group_width = max(40, 14 * len(names) + 16)
     left, bottom, top = 40, 70, 30
-    width = left + group_width * len(categories) + 20
+    # Wide enough for the title too (at most about 8 px per character in 13 px bold).
+    width = max(left + group_width * len(categories) + 20, left + 8 * len(title) + 10)
     plot = height - bottom - top
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '

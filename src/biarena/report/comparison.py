@@ -1,0 +1,109 @@
+"""compare: runs summarized side by side on the questions they share, with what happened to each question."""
+
+from collections import Counter
+from dataclasses import dataclass
+
+from biarena.metrics.summary import ANSWERED, SummaryRow, overall, summarize, unusable_gold
+from biarena.records import Question
+from biarena.report.run_data import RunData
+
+KNOWN_SCORES = [
+    "execution",
+    "ser",
+    "valid_sql",
+    "execution_accuracy",
+    "semantic_similarity",
+    "result_precision",
+    "result_recall",
+    "result_f1",
+]
+"""The deterministic metrics in the order tables show them; other scores (judges) follow by name."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run's scores over the compared questions."""
+
+    run: RunData
+    questions: list[Question]
+    """The questions compared (the run's own, or those every compared run shares)."""
+    overall: SummaryRow
+    by_label: list[SummaryRow]
+    by_language: list[SummaryRow]
+    unscored: int
+    """Answered questions without scores yet."""
+    errors: list[tuple[str, int]]
+    """The most common errors behind failed outcomes, with their counts."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Runs summarized side by side."""
+
+    summaries: list[RunSummary]
+    names: list[str]
+    """Score names present in any run, known metrics first."""
+    warnings: list[str]
+    """What the reader must know to compare (different question sets, different benchmarks)."""
+    shared: list[str] | None
+    """Ids of the questions compared when the runs' question sets differ (None when they agree)."""
+
+
+def score_names(runs: list[RunData]) -> list[str]:
+    """Score names present in the runs, the known metrics first in their usual order."""
+    present = {s.name for run in runs for s in run.scores}
+    return [n for n in KNOWN_SCORES if n in present] + sorted(present - set(KNOWN_SCORES))
+
+
+def _shared_questions(runs: list[RunData]) -> tuple[list[str] | None, list[str]]:
+    if len(runs) < 2:
+        return None, []
+    benchmarks = sorted({run.spec.benchmark_name for run in runs})
+    if len(benchmarks) > 1:
+        return None, [f"the runs are on different benchmarks ({', '.join(benchmarks)}): each is summarized alone"]
+    sets = [{q.id for q in run.questions} for run in runs]
+    if all(s == sets[0] for s in sets):
+        return None, []
+    common = set.intersection(*sets)
+    sizes = ", ".join(f"{run.label}: {len(s)}" for run, s in zip(runs, sets, strict=True))
+    if not common:
+        return None, [f"the runs share no question ({sizes}): each is summarized on its own questions"]
+    shared = [q.id for q in runs[0].questions if q.id in common]
+    return shared, [f"the runs cover different questions ({sizes}): scores compare the {len(shared)} they share"]
+
+
+def _errors(run: RunData, questions: list[Question], top: int = 3) -> list[tuple[str, int]]:
+    found = Counter(
+        outcome.error
+        for q in questions
+        if (outcome := run.outcome(q.id)).error is not None and outcome.kind != "unanswered"
+    )
+    return found.most_common(top)
+
+
+def compare(runs: list[RunData]) -> Comparison:
+    """Summarize each run overall, by label and by language, on the questions the runs share."""
+    shared, warnings = _shared_questions(runs)
+    names = score_names(runs)
+    same_benchmark = len({run.spec.benchmark_name for run in runs}) == 1
+    unusable = set().union(*(unusable_gold(run.scores) for run in runs)) if same_benchmark and runs else set()
+    summaries = []
+    for run in runs:
+        keep = set(shared) if shared is not None else None
+        questions = [q for q in run.questions if keep is None or q.id in keep]
+        table = run.score_table()
+        unscored = sum(1 for q in questions if run.outcome(q.id).kind in ANSWERED and not table.get(q.id))
+        summaries.append(
+            RunSummary(
+                run=run,
+                questions=questions,
+                overall=overall(questions, run.scores, names, answers=run.answers, unusable=unusable),
+                by_label=summarize(questions, run.scores, names, answers=run.answers, unusable=unusable),
+                by_language=summarize(
+                    questions, run.scores, names, by="language", answers=run.answers, unusable=unusable
+                ),
+                unscored=unscored,
+                errors=_errors(run, questions),
+            )
+        )
+    return Comparison(summaries, names, warnings, shared)

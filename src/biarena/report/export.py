@@ -1,0 +1,136 @@
+"""export_records: one row per question of each run, with its origin, outcome and scores; writers for each format."""
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import IO, Any
+
+from biarena.errors import UsageError
+from biarena.metrics.summary import counted_scores, unusable_gold
+from biarena.report.comparison import score_names
+from biarena.report.run_data import RunData
+
+FORMATS = ("jsonl", "csv", "parquet")
+"""Export formats; a file's extension names one (`.ndjson` means JSONL too)."""
+
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+
+FIELDS = [
+    "run",
+    "system",
+    "model",
+    "benchmark",
+    "question_id",
+    "question",
+    "labels",
+    "language",
+    "outcome",
+    "error",
+    "status",
+    "sql",
+    "answer",
+    "reference",
+]
+"""Columns before the scores: where a row comes from, the question, what happened, and the reference answer."""
+
+
+def format_for(path: Path | None, given: str | None) -> str:
+    """The format to write: `given`, else the file's extension (JSONL for stdout); an unknown one is refused."""
+    if given is not None and given not in FORMATS:
+        raise UsageError(f"--format {given}: unknown format (known: {', '.join(FORMATS)})")
+    if path is None:
+        return given or "jsonl"
+    implied = _EXTENSIONS.get(path.suffix.lower())
+    if given is None:
+        if implied is None:
+            known = ", ".join(_EXTENSIONS)
+            shown = path.suffix or path.name
+            raise UsageError(f"{path}: cannot tell the format from '{shown}' (use {known} or --format)")
+        return implied
+    if implied is not None and implied != given:
+        raise UsageError(f"{path}: the extension says {implied} but --format says {given}; make them agree")
+    return given
+
+
+def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
+    """One record per question of each run, in run order; scores as the means count them (0 without an answer)."""
+    names = score_names(runs)
+    unusable: dict[str, set[tuple[str, str]]] = {}
+    for run in runs:
+        unusable.setdefault(run.spec.benchmark_name, set()).update(unusable_gold(run.scores))
+    records = []
+    for run in runs:
+        counted = counted_scores(run.questions, run.answers, run.scores, unusable=unusable[run.spec.benchmark_name])
+        for question in run.questions:
+            answer = run.answer(question.id)
+            outcome = run.outcome(question.id)
+            values = counted.get(question.id, {})
+            records.append(
+                {
+                    "run": run.label,
+                    "system": run.spec.system,
+                    "model": run.spec.model,
+                    "benchmark": run.spec.benchmark_name,
+                    "question_id": question.id,
+                    "question": question.text,
+                    "labels": list(question.labels),
+                    "language": question.language,
+                    "outcome": outcome.kind,
+                    "error": outcome.error,
+                    "status": answer.status if answer else None,
+                    "sql": answer.final_sql if answer else None,
+                    "answer": answer.text if answer else None,
+                    "reference": question.reference_answer,
+                    "scores": {name: values.get(name) for name in names},
+                }
+            )
+    return records
+
+
+def _flat(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    names = list(records[0]["scores"]) if records else []
+    columns = {name: f"score_{name}" if name in FIELDS else name for name in names}
+    rows = []
+    for record in records:
+        flat = {k: v for k, v in record.items() if k != "scores"}
+        flat.update({columns[name]: value for name, value in record["scores"].items()})
+        rows.append(flat)
+    return [*FIELDS, *columns.values()], rows
+
+
+def _jsonl(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
+    for record in records:
+        handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _csv(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
+    fields, rows = _flat(records)
+    text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+    writer = csv.DictWriter(text, fieldnames=fields)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({**row, "labels": ";".join(row["labels"])})
+    text.flush()
+    text.detach()
+
+
+def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise UsageError("Parquet export needs: pip install 'biarena[parquet]'") from None
+    fields, rows = _flat(records)
+    types = {name: pa.string() for name in FIELDS}
+    types["labels"] = pa.list_(pa.string())
+    schema = pa.schema([(name, types.get(name, pa.float64())) for name in fields])
+    table = pa.Table.from_pylist(rows, schema=schema)
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    handle.write(buffer.getvalue())
+
+
+def write_records(records: list[dict[str, Any]], fmt: str, handle: IO[bytes]) -> None:
+    """Write the records to a binary stream in `fmt`."""
+    {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt](records, handle)

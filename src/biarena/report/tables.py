@@ -1,0 +1,212 @@
+"""A comparison as rows: for text tables, Markdown, CSV and JSON (full precision where a program reads it)."""
+
+import csv
+import io
+from typing import Any
+
+from biarena.metrics.summary import SummaryRow
+from biarena.report.comparison import KNOWN_SCORES, Comparison, RunSummary
+
+HEADERS = {
+    "execution": "Exec",
+    "ser": "SER",
+    "valid_sql": "Valid SQL",
+    "execution_accuracy": "EA",
+    "semantic_similarity": "Sem",
+    "result_precision": "Res P",
+    "result_recall": "Res R",
+    "result_f1": "Res F1",
+}
+"""Short headers for text tables."""
+
+SHOWN = ["ser", "execution_accuracy", "semantic_similarity", "result_precision", "result_recall", "result_f1"]
+"""The metrics text tables show; other scores a run has (judges) follow them."""
+
+SECTIONS = [("by category", "by_label"), ("by language", "by_language"), ("overall", "overall")]
+"""Table title and RunSummary field, in the order they print."""
+
+LEGEND = (
+    "coverage: questions answered (the SQL ran or failed) of those asked; a question without an answer counts 0 "
+    "in every mean. EA: execution accuracy; Sem: SQL semantic similarity; Res: result similarity (P/R/F1). "
+    "'scored': questions with an execution accuracy (their gold runs); '-': nothing to score."
+)
+
+
+def shown_names(comparison: Comparison) -> list[str]:
+    """Score names a text table shows: the usual metrics, then any other score the runs have."""
+    return SHOWN + [n for n in comparison.names if n not in KNOWN_SCORES]
+
+
+def header(name: str) -> str:
+    """A score's column header."""
+    return HEADERS.get(name, name)
+
+
+def section_rows(comparison: Comparison, field: str) -> list[tuple[RunSummary, SummaryRow]]:
+    """(run, row) pairs of one section, grouped by group, runs in their order within a group."""
+    pairs = []
+    for summary in comparison.summaries:
+        rows = [summary.overall] if field == "overall" else getattr(summary, field)
+        pairs.extend((summary, row) for row in rows)
+    order = {s.run.label: i for i, s in enumerate(comparison.summaries)}
+    return sorted(pairs, key=lambda pair: (pair[1].group, order[pair[0].run.label]))
+
+
+def coverage_text(row: SummaryRow) -> str:
+    """Answered / asked, as `12/20`."""
+    return f"{row.answered}/{row.count}"
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A score for a text table ('-' when absent)."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def outcome_line(summary: RunSummary) -> str:
+    """What happened to the compared questions, in one line."""
+    kinds = summary.overall.outcomes
+    row = summary.overall
+    line = (
+        f"{row.answered} of {row.count} answered ({kinds.get('ran', 0)} ran, {kinds.get('sql_failed', 0)} SQL failed), "
+        f"{kinds.get('no_answer', 0)} no answer"
+    )
+    if kinds.get("unanswered"):
+        line += f", {kinds['unanswered']} not run"
+    if summary.unscored:
+        line += f"; {summary.unscored} answers not scored yet"
+    return line
+
+
+def usage_line(summary: RunSummary) -> str:
+    """A run's model usage in one line, with the cost when its answers are priced."""
+    spent = summary.run.usage()
+    line = (
+        f"usage: {spent.calls} model calls, {spent.cache_hits} replies from the cache, "
+        f"{spent.prompt_tokens} prompt + {spent.completion_tokens} completion tokens"
+    )
+    return line + (f", cost {spent.cost:.4f}" if spent.cost is not None else "")
+
+
+def run_title(summary: RunSummary) -> str:
+    """`label: system (model) on benchmark`."""
+    run = summary.run
+    system = f"{run.spec.system} ({run.spec.model})" if run.spec.model else run.spec.system
+    return f"{run.label}: {system} on {run.spec.benchmark_name}"
+
+
+def _row_json(row: SummaryRow, names: list[str]) -> dict[str, Any]:
+    return {
+        "group": row.group,
+        "questions": row.count,
+        "answered": row.answered,
+        "coverage": row.coverage,
+        "outcomes": {k: row.outcomes.get(k, 0) for k in ("ran", "sql_failed", "no_answer", "unanswered")},
+        "scores": {name: row.means.get(name) for name in names},
+        "counted": {name: row.counts.get(name, 0) for name in names},
+    }
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    """Everything `show` prints, as JSON-ready data with full-precision means."""
+    names = comparison.names
+    runs = []
+    for summary in comparison.summaries:
+        run = summary.run
+        runs.append(
+            {
+                "label": run.label,
+                "path": str(run.path),
+                "system": run.spec.system,
+                "model": run.spec.model,
+                "benchmark": run.spec.benchmark_name,
+                "unscored": summary.unscored,
+                "errors": [{"error": e, "count": n} for e, n in summary.errors],
+                "overall": _row_json(summary.overall, names),
+                "by_category": [_row_json(r, names) for r in summary.by_label],
+                "by_language": [_row_json(r, names) for r in summary.by_language],
+                "usage": run.usage().model_dump(),
+            }
+        )
+    return {"runs": runs, "warnings": comparison.warnings, "compared_questions": comparison.shared}
+
+
+USAGE_FIELDS = ["calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost"]
+
+
+def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
+    """One CSV row per run and group, in every section; means at full precision, empty when absent."""
+    names = comparison.names
+    fields = ["run", "system", "model", "benchmark", "table", "group", "questions", "answered", "coverage", *names]
+    fields.append("scored")
+    if usage:
+        fields += USAGE_FIELDS
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(fields)
+    for title, field in SECTIONS:
+        for summary, row in section_rows(comparison, field):
+            spec = summary.run.spec
+            cells = [summary.run.label, spec.system, spec.model, spec.benchmark_name, title.split()[-1], row.group]
+            cells += [row.count, row.answered, row.coverage, *(row.means.get(n) for n in names)]
+            cells.append(row.counts.get("execution_accuracy", 0))
+            if usage:
+                spent = summary.run.usage()
+                cells += [getattr(spent, f) for f in USAGE_FIELDS]
+            writer.writerow(["" if c is None else c for c in cells])
+    return buffer.getvalue()
+
+
+def _md_cell(value: object) -> str:
+    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(headers: list[str], rows: list[list[object]], numeric: set[int]) -> str:
+    """A GitHub-style pipe table; `numeric` columns align right."""
+    lines = ["| " + " | ".join(_md_cell(h) for h in headers) + " |"]
+    lines.append("|" + "|".join("---:" if i in numeric else "---" for i in range(len(headers))) + "|")
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def comparison_rows(comparison: Comparison, field: str) -> tuple[list[str], list[list[str]], set[int]]:
+    """Headers, text cells and numeric column indexes of one section, as text tables show it."""
+    names = shown_names(comparison)
+    several = len(comparison.summaries) > 1
+    headers = ["group", *(["run"] if several else []), "coverage", *(header(n) for n in names), "scored"]
+    rows = []
+    for summary, row in section_rows(comparison, field):
+        cells = [row.group, *([summary.run.label] if several else []), coverage_text(row)]
+        cells += [fmt(row.means.get(n)) for n in names]
+        cells.append(str(row.counts.get("execution_accuracy", 0)))
+        rows.append(cells)
+    return headers, rows, set(range(2 if several else 1, len(headers)))
+
+
+def usage_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Headers and cells of the usage table (a cost column when any answer has a cost)."""
+    spent = [(s.run.label, s.run.usage()) for s in comparison.summaries]
+    with_cost = any(u.cost is not None for _, u in spent)
+    headers = ["run", "model calls", "from cache", "prompt tokens", "completion tokens"]
+    headers += ["cost"] if with_cost else []
+    rows = []
+    for label, u in spent:
+        cells = [label, str(u.calls), str(u.cache_hits), str(u.prompt_tokens), str(u.completion_tokens)]
+        if with_cost:
+            cells.append("-" if u.cost is None else f"{u.cost:.4f}")
+        rows.append(cells)
+    return headers, rows
+
+
+def comparison_markdown(comparison: Comparison, *, usage: bool = False) -> str:
+    """The comparison as Markdown: each run's outcomes, then a table per section."""
+    parts = [f"- **{_md_cell(run_title(s))}**: {outcome_line(s)}" for s in comparison.summaries]
+    parts = ["\n".join(parts)]
+    parts += [f"> warning: {w}" for w in comparison.warnings]
+    for title, field in SECTIONS:
+        headers, rows, numeric = comparison_rows(comparison, field)
+        parts.append(f"### {title}\n\n" + markdown_table(headers, rows, numeric))
+    if usage:
+        headers, rows = usage_rows(comparison)
+        parts.append("### usage\n\n" + markdown_table(headers, rows, set(range(1, len(headers)))))
+    parts.append(LEGEND)
+    return "\n\n".join(parts) + "\n"

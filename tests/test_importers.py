@@ -67,12 +67,14 @@ def test_corgi_all_packings_and_a_missing_database(tmp_path: Path, sales_db: Pat
     missing = root / "lost"
     missing.mkdir()
     workbook(missing / "lost-questions.xlsx", QUESTIONS)
-    imported = import_corgi(root)
-    benchmark = imported.benchmark
-    assert set(benchmark.databases) == {"shop", "rental", "delivery", "apps"}
-    assert "lost" in imported.skipped
-    for name, ref in benchmark.databases.items():
-        assert Path(ref.path).read_bytes() == sales_db.read_bytes(), name
+    with import_corgi(root) as imported:
+        benchmark = imported.benchmark
+        assert set(benchmark.databases) == {"shop", "rental", "delivery", "apps"}
+        assert "lost" in imported.skipped
+        for name, ref in benchmark.databases.items():
+            assert Path(ref.path).read_bytes() == sales_db.read_bytes(), name
+        extracted = Path(benchmark.databases["rental"].path)
+    assert not extracted.exists()  # the work directory goes when the import ends
     ids = {q.id for q in benchmark.questions}
     assert "delivery/type3/1" in ids and len(benchmark.questions) == 16
     assert {lab for q in benchmark.questions for lab in q.labels} == {"corgi:type2", "corgi:type3", "corgi:type4"}
@@ -85,8 +87,8 @@ def test_corgi_all_packings_and_a_missing_database(tmp_path: Path, sales_db: Pat
 def test_corgi_malformed_sheet(tmp_path: Path, sales_db: Path) -> None:
     folder = vertical(tmp_path / "c", "shop", sales_db, "plain")
     workbook(folder / "shop-questions.xlsx", QUESTIONS, header=("No", "Text"))
-    with pytest.raises(FormatError, match="sheet 'type2': no 'Number' column"):
-        import_corgi(folder)
+    with pytest.raises(FormatError, match="sheet 'type2': no 'Number' column"), import_corgi(folder):
+        pass
     assert_user_error(biarena("import", "corgi", folder, "-o", tmp_path / "out"), "no 'Number' column")
     (folder / "shop-questions.xlsx").write_bytes(b"not a workbook")
     assert_user_error(biarena("import", "corgi", folder, "-o", tmp_path / "out"), "not a readable xlsx")

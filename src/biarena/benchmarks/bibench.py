@@ -1,76 +1,132 @@
 """Importer for BI-Bench's question files: one JSON file per category."""
 
-import json
 import re
 from pathlib import Path
 
-from biarena.errors import FormatError, NotFoundError
+from biarena.benchmarks.anchor import Now, anchor_benchmark
+from biarena.benchmarks.archive import SQLITE_HEADER, check_sqlite
+from biarena.benchmarks.json_file import read_json
+from biarena.benchmarks.paths import confined, regular_file
+from biarena.benchmarks.shown import shown
+from biarena.errors import FormatError, NotFoundError, UsageError
 from biarena.records import Benchmark, DatabaseRef, Question
 
 FIELDS = ("Query ID", "Natural Language Query", "Category", "Table(s) Used", "Domain", "Complexity")
+_FILE_SCHEMES = ("sqlite", "duckdb")
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.strip().lower()).strip("_") or "unknown"
 
 
-def import_bibench(path: str | Path, databases: dict[str, str] | None = None) -> Benchmark:
+def _text(item: dict, key: str, where: str, *, required: bool = False) -> str | None:
+    value = item.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise FormatError(f"{where}: missing field '{key}'")
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise FormatError(f"{where}: field '{key}' must be text, not {type(value).__name__}")
+    return str(value).strip()
+
+
+def _tables(item: dict, where: str) -> list[str]:
+    tables = item.get("Table(s) Used")
+    if tables is None:
+        return []
+    if isinstance(tables, str):
+        return [t.strip() for t in re.split(r"[,;]", tables) if t.strip()]
+    if isinstance(tables, list) and all(isinstance(t, str) for t in tables):
+        return [t.strip() for t in tables if t.strip()]
+    raise FormatError(
+        f"{where}: field 'Table(s) Used' must be table names (a list, or text separated by commas), "
+        f"not {shown(tables, 40)}"
+    )
+
+
+def _question_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    if root.is_dir():
+        return [confined(root, p, str(p)) for p in sorted(root.glob("*.json")) if not p.name.startswith(".")]
+    raise NotFoundError(f"{root}: no such file or directory")
+
+
+def import_bibench(path: str | Path, databases: dict[str, str] | None = None, *, now: Now | str = None) -> Benchmark:
     """Read BI-Bench JSON files (a folder of them, or one); `databases` maps a domain to a URL or file."""
     root = Path(path)
-    files = [root] if root.is_file() else sorted(root.glob("*.json")) if root.is_dir() else []
+    files = _question_files(root)
     if not files:
         raise NotFoundError(f"{root}: no BI-Bench .json files")
     questions: list[Question] = []
     seen: set[str] = set()
     for file in files:
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise FormatError(f"{file} line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
+        data = read_json(file)
         items = data if isinstance(data, list) else data.get("queries") if isinstance(data, dict) else None
         if not isinstance(items, list):
             raise FormatError(f"{file}: expected a list of question objects")
         for index, item in enumerate(items):
+            where = f"{file}: item {index}"
             if not isinstance(item, dict):
-                raise FormatError(f"{file}: item {index}: expected an object")
-            missing = [
-                f for f in ("Query ID", "Natural Language Query") if str(item.get(f, "")).strip() in ("", "None")
-            ]
-            if missing:
-                raise FormatError(f"{file}: item {index}: missing field '{missing[0]}'")
-            category = _slug(str(item.get("Category") or file.stem))
-            complexity = _slug(str(item.get("Complexity") or "unknown"))
-            domain = str(item.get("Domain") or "default").strip()
-            qid = f"{category}/{str(item['Query ID']).strip()}"
+                raise FormatError(f"{where}: expected an object")
+            query_id = _text(item, "Query ID", where, required=True)
+            text = _text(item, "Natural Language Query", where, required=True)
+            category = _slug(_text(item, "Category", where) or file.stem)
+            complexity = _slug(_text(item, "Complexity", where) or "unknown")
+            domain = _text(item, "Domain", where) or "default"
+            qid = f"{category}/{query_id}"
             if qid in seen:
-                raise FormatError(f"{file}: item {index}: 'Query ID' {item['Query ID']} repeats in {category}")
+                raise FormatError(f"{where}: 'Query ID' {shown(query_id)} repeats in {category}")
             seen.add(qid)
-            tables = item.get("Table(s) Used") or []
-            if isinstance(tables, str):
-                tables = [t.strip() for t in re.split(r"[,;]", tables) if t.strip()]
             questions.append(
                 Question(
                     id=qid,
-                    text=str(item["Natural Language Query"]).strip(),
+                    text=str(text),
                     database=_slug(domain),
                     labels=[f"bibench:{category}/{complexity}"],
-                    tables=[str(t) for t in tables],
+                    tables=_tables(item, where),
                     domain=domain,
                     complexity=complexity,
                 )
             )
-    refs: dict[str, DatabaseRef] = {}
-    for name, location in (databases or {}).items():
-        is_url = "://" in location
-        refs[_slug(name)] = DatabaseRef(url=location) if is_url else DatabaseRef(path=str(Path(location).resolve()))
-    if refs:
-        unknown = sorted({q.database for q in questions} - set(refs))
-        if unknown:
-            raise FormatError(f"--db given, but no database for domain(s): {', '.join(unknown)}")
-    return Benchmark(
-        name=root.resolve().stem,
+    refs = _database_refs(databases or {}, {q.database for q in questions})
+    benchmark = Benchmark(
+        name=root.resolve().stem or "bibench",
         description="Imported from BI-Bench.",
         source_format="bibench",
         databases=refs,
         questions=questions,
     )
+    return anchor_benchmark(benchmark, now)
+
+
+def _database_refs(databases: dict[str, str], domains: set[str]) -> dict[str, DatabaseRef]:
+    refs: dict[str, DatabaseRef] = {}
+    for name, location in databases.items():
+        key = _slug(name)
+        if key in refs:
+            raise UsageError(f"--db names domain '{shown(name)}' twice")
+        if key not in domains:
+            known = ", ".join(sorted(domains))
+            raise UsageError(f"--db {shown(name)}=...: no question has domain '{shown(name)}' (domains: {known})")
+        refs[key] = _database_ref(name, location)
+    unknown = sorted(domains - set(refs))
+    if refs and unknown:
+        raise UsageError(f"--db given, but no database for domain(s): {', '.join(unknown)}")
+    return refs
+
+
+def _database_ref(name: str, location: str) -> DatabaseRef:
+    where = f"--db {shown(name)}={shown(location)}"
+    scheme = location.split("://", 1)[0].split("+", 1)[0].lower() if "://" in location else None
+    if scheme is not None and scheme not in _FILE_SCHEMES:
+        return DatabaseRef(url=location)
+    file_path = Path(location.split(":///", 1)[1] if scheme else location)
+    source = regular_file(file_path, where).resolve()
+    with source.open("rb") as handle:
+        head = handle.read(16)
+    if head.startswith(SQLITE_HEADER):
+        return DatabaseRef(path=str(check_sqlite(source, where)), dialect="sqlite")
+    if head[8:12] == b"DUCK":
+        return DatabaseRef(path=str(source), dialect="duckdb")
+    raise FormatError(f"{where}: not an SQLite or DuckDB database")

@@ -1,11 +1,17 @@
 """Importer for BIS's published layout: questions_*.json, Spider-style tables_*.json, *.sqlite3."""
 
-import json
 import sqlite3
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from biarena.benchmarks.anchor import Now, anchor_benchmark
+from biarena.benchmarks.archive import check_sqlite
+from biarena.benchmarks.json_file import read_json
+from biarena.benchmarks.paths import confined, plain_name, regular_file
+from biarena.benchmarks.yaml_file import field_errors
 from biarena.errors import FormatError, NotFoundError
 from biarena.records import Benchmark, DatabaseRef, Question
 
@@ -15,13 +21,25 @@ BIS_NOW = datetime(2023, 1, 17, 20, 20, 15)
 _REQUIRED = ("db_id", "query", "question")
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise FormatError(f"{path} line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
-    except UnicodeDecodeError as error:
-        raise FormatError(f"{path}: not UTF-8 text ({error.reason})") from None
+class SpiderSchema(BaseModel):
+    """One entry of a Spider-style `tables_*.json`: tables, columns (owner index, name), types, keys."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    db_id: str | None = None
+    """The database the entry describes (BIS's files may name another: matched by tables then)."""
+    table_names_original: list[str] = []
+    """Table names as in the database."""
+    table_names: list[str] = []
+    """Table names in words."""
+    column_names_original: list[tuple[int, str]] = []
+    """(table index, column name) pairs; index -1 is Spider's `*`."""
+    column_names: list[tuple[int, str]] = []
+    """(table index, column name in words) pairs."""
+    column_types: list[str] = []
+    """Column types, index-aligned with the columns."""
+    foreign_keys: list[tuple[int, int]] = []
+    """(column index, referenced column index) pairs."""
 
 
 def dataset_folders(path: Path) -> list[Path]:
@@ -36,100 +54,101 @@ def dataset_folders(path: Path) -> list[Path]:
     return folders
 
 
-def _sqlite_tables(path: Path) -> set[str]:
-    uri = path.resolve().as_uri() + "?mode=ro"
-    try:
-        with sqlite3.connect(uri, uri=True) as conn:
-            rows = conn.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
-    except sqlite3.DatabaseError as error:
-        raise FormatError(f"{path}: not an SQLite database ({error})") from None
-    return {r[0] for r in rows}
-
-
-def _glossary(entry: dict[str, Any]) -> str:
+def _glossary(entry: SpiderSchema) -> str:
     """Describe a Spider-style schema entry: tables, natural column names, keys."""
-    tables = entry.get("table_names_original") or []
-    nice_tables = entry.get("table_names") or tables
-    originals = entry.get("column_names_original") or []
-    nice = entry.get("column_names") or originals
-    types = entry.get("column_types") or []
+    tables, originals = entry.table_names_original, entry.column_names_original
     lines = []
     for t_index, table in enumerate(tables):
         cols = []
         for c_index, (owner, name) in enumerate(originals):
             if owner != t_index:
                 continue
-            label = nice[c_index][1] if c_index < len(nice) else name
-            kind = types[c_index] if c_index < len(types) else ""
+            label = entry.column_names[c_index][1] if c_index < len(entry.column_names) else name
+            kind = entry.column_types[c_index] if c_index < len(entry.column_types) else ""
             text = f"{name} ({kind})" if kind else name
             if label and label.lower() != name.lower():
                 text += f" '{label}'"
             cols.append(text)
-        title = table if nice_tables[t_index] == table else f"{table} '{nice_tables[t_index]}'"
+        nice = entry.table_names[t_index] if t_index < len(entry.table_names) else table
+        title = table if nice == table else f"{table} '{nice}'"
         lines.append(f"- {title}: " + ", ".join(cols))
-    for pair in entry.get("foreign_keys") or []:
-        a, b = pair
-        if a < len(originals) and b < len(originals):
-            ta, tb = tables[originals[a][0]], tables[originals[b][0]]
-            lines.append(f"- {ta}.{originals[a][1]} references {tb}.{originals[b][1]}")
+    for a, b in entry.foreign_keys:
+        if 0 <= a < len(originals) and 0 <= b < len(originals):
+            (owner_a, col_a), (owner_b, col_b) = originals[a], originals[b]
+            if 0 <= owner_a < len(tables) and 0 <= owner_b < len(tables):
+                lines.append(f"- {tables[owner_a]}.{col_a} references {tables[owner_b]}.{col_b}")
     return "\n".join(lines)
 
 
-def _schema_entries(folder: Path) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
+def _schema_entries(root: Path, folder: Path) -> list[SpiderSchema]:
+    entries: list[SpiderSchema] = []
     for path in sorted(folder.glob("tables_*.json")):
-        data = _read_json(path)
+        data = read_json(confined(root, path, str(path)))
         if isinstance(data, dict):
             data = [data]
-        if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        if not isinstance(data, list):
             raise FormatError(f"{path}: expected a list of schema objects")
-        entries.extend(data)
+        for index, item in enumerate(data):
+            try:
+                entries.append(SpiderSchema.model_validate(item))
+            except ValidationError as error:
+                raise FormatError(f"{path}: schema {index}: {field_errors(error, limit=1)}") from None
     return entries
 
 
-def _match_entry(db_id: str, tables: set[str], entries: list[dict[str, Any]]) -> dict | None:
+def _match_entry(db_id: str, tables: set[str], entries: list[SpiderSchema]) -> SpiderSchema | None:
     for entry in entries:
-        if entry.get("db_id") == db_id:
+        if entry.db_id == db_id:
             return entry
     # The published files name a schema 'benchmark_N' for database 'dataset_N': match by tables.
     for entry in entries:
-        if set(entry.get("table_names_original") or []) == tables:
+        if set(entry.table_names_original) == tables:
             return entry
     return None
 
 
-def import_bis(path: str | Path) -> Benchmark:
-    """Read a BIS dataset folder (or a folder of them) into a Benchmark anchored at BIS_NOW."""
+def _text_field(item: dict, key: str, where: str, default: str | None = None) -> str:
+    value = item.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if default is not None:
+            return default
+        raise FormatError(f"{where}: missing field '{key}'")
+    if not isinstance(value, str):
+        raise FormatError(f"{where}: field '{key}' must be text, not {type(value).__name__}")
+    return value.strip()
+
+
+def import_bis(path: str | Path, *, now: Now | str = None) -> Benchmark:
+    """Read a BIS dataset folder (or a folder of them) into a Benchmark, anchored at BIS_NOW unless `now` says."""
     root = Path(path)
     databases: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
     counters: dict[str, int] = {}
     for folder in dataset_folders(root):
-        entries = _schema_entries(folder)
+        entries = _schema_entries(root, folder)
         for qpath in sorted(folder.glob("questions_*.json")):
-            data = _read_json(qpath)
+            data = read_json(confined(root, qpath, str(qpath)))
             if not isinstance(data, list):
                 raise FormatError(f"{qpath}: expected a JSON list of questions")
             for position, item in enumerate(data):
+                where = f"{qpath}: question {position}"
                 if not isinstance(item, dict):
-                    raise FormatError(f"{qpath}: question {position}: expected an object")
-                missing = [k for k in _REQUIRED if not str(item.get(k) or "").strip()]
-                if missing:
-                    raise FormatError(f"{qpath}: question {position}: missing field '{missing[0]}'")
-                db_id = str(item["db_id"])
+                    raise FormatError(f"{where}: expected an object")
+                db_id, query, text = (_text_field(item, key, where) for key in _REQUIRED)
+                plain_name(db_id, f"{where}: field 'db_id'")
                 if db_id not in databases:
-                    databases[db_id] = _database_ref(folder, db_id, entries, qpath, position)
+                    databases[db_id] = _database_ref(root, folder, db_id, entries, where)
                 index = counters.get(db_id, 0)
                 counters[db_id] = index + 1
-                case_type = str(item.get("case_type") or "unknown").strip().lower()
+                case_type = _text_field(item, "case_type", where, default="unknown").lower()
                 questions.append(
                     Question(
                         id=f"{db_id}/{index:04d}",
-                        text=str(item["question"]).strip(),
-                        language=str(item.get("language") or "en").strip().lower(),
+                        text=text,
+                        language=_text_field(item, "language", where, default="en").lower(),
                         database=db_id,
                         labels=[f"bis:{case_type}"],
-                        gold_sql=[str(item["query"]).strip()],
+                        gold_sql=[query],
                     )
                 )
     benchmark = Benchmark(
@@ -140,18 +159,21 @@ def import_bis(path: str | Path) -> Benchmark:
         databases=databases,
         questions=questions,
     )
-    return benchmark
+    return anchor_benchmark(benchmark, now)
 
 
-def _database_ref(folder: Path, db_id: str, entries: list[dict], qpath: Path, position: int) -> DatabaseRef:
+def _database_ref(root: Path, folder: Path, db_id: str, entries: list[SpiderSchema], where: str) -> DatabaseRef:
     candidates = [folder / f"{db_id}.sqlite3", folder / f"{db_id}.sqlite", folder / f"{db_id}.db"]
     candidates += [folder / db_id / f"{db_id}.sqlite"]
-    found = next((p for p in candidates if p.is_file()), None)
+    found = next((p for p in candidates if p.exists() or p.is_symlink()), None)
     if found is None:
-        raise NotFoundError(
-            f"{qpath}: question {position}: no database for db_id '{db_id}' (looked for {db_id}.sqlite3 in {folder})"
-        )
-    tables = _sqlite_tables(found)
-    entry = _match_entry(db_id, tables, entries)
+        raise NotFoundError(f"{where}: no database for db_id '{db_id}' (looked for {db_id}.sqlite3 in {folder})")
+    source = check_sqlite(regular_file(confined(root, found, str(found)), str(found)), str(found))
+    entry = _match_entry(db_id, _sqlite_tables(source), entries)
     description = "Columns (with their names in words):\n" + _glossary(entry) if entry else None
-    return DatabaseRef(path=str(found.resolve()), dialect="sqlite", description=description)
+    return DatabaseRef(path=str(source), dialect="sqlite", description=description)
+
+
+def _sqlite_tables(path: Path) -> set[str]:
+    with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

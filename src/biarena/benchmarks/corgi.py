@@ -1,27 +1,33 @@
 """Importer for CORGI's published layout: a folder per vertical with questions (xlsx), database, description."""
 
-import io
 import re
 import shutil
 import tempfile
-import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from biarena.benchmarks.anchor import Now, anchor_benchmark
+from biarena.benchmarks.archive import DEFAULT_MAX_DB_SIZE, Budget, check_sqlite, extract_database, join_parts
+from biarena.benchmarks.json_file import read_text
+from biarena.benchmarks.paths import confined, regular_file
+from biarena.benchmarks.shown import shown
+from biarena.benchmarks.verticals import same_vertical
 from biarena.errors import FormatError, NotFoundError, UsageError
 from biarena.records import Benchmark, DatabaseRef, Question
 
 SHEETS = ("type2", "type3", "type4")
-_PART = re.compile(r"-part(\d+)\.zip$", re.I)
+_SEARCH_DEPTH = 2
+"""How far below the given folder verticals are looked for (CORGI's repository keeps them one level down)."""
 
 
 @dataclass
 class CorgiImport:
-    """The imported benchmark, and what could not be imported (verticals without a database)."""
+    """The imported benchmark, and what could not be imported: vertical -> why (its database is unusable)."""
 
     benchmark: Benchmark
     skipped: dict[str, str] = field(default_factory=dict)
-    workdir: Path | None = None
 
 
 def _openpyxl():
@@ -39,6 +45,21 @@ def read_questions(path: Path) -> list[tuple[str, str, str]]:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as error:  # openpyxl raises many kinds for a broken file
         raise FormatError(f"{path}: not a readable xlsx workbook ({type(error).__name__}: {error})") from None
+    try:
+        return _sheet_questions(book, path)
+    except FormatError:
+        raise
+    except Exception as error:  # a workbook whose parts are broken fails only when its rows are read
+        raise FormatError(f"{path}: not a readable xlsx workbook ({type(error).__name__}: {error})") from None
+    finally:
+        book.close()
+
+
+def _cell(row: tuple, index: int) -> object:
+    return row[index] if index < len(row) else None
+
+
+def _sheet_questions(book, path: Path) -> list[tuple[str, str, str]]:
     found = []
     names = {name.lower(): name for name in book.sheetnames}
     for sheet in SHEETS:
@@ -53,74 +74,128 @@ def read_questions(path: Path) -> list[tuple[str, str, str]]:
                     f"{path} sheet '{names[sheet]}': no '{needed.title()}' column "
                     f"(columns: {', '.join(str(h) for h in header or [] if h is not None) or 'none'})"
                 )
+        seen: dict[str, int] = {}
         for row_number, row in enumerate(rows, start=2):
-            number, text = row[columns["number"]], row[columns["question"]]
+            number, text = _cell(row, columns["number"]), _cell(row, columns["question"])
             if number is None and text is None:
                 continue
-            if number is None or not str(text or "").strip():
+            if number is None or not str(text or "").strip() or not str(number).strip():
                 raise FormatError(f"{path} sheet '{names[sheet]}' row {row_number}: missing Number or Question")
             number = str(int(number)) if isinstance(number, float) and number.is_integer() else str(number).strip()
+            if number in seen:
+                raise FormatError(
+                    f"{path} sheet '{names[sheet]}' row {row_number}: Number {number} repeats row {seen[number]}"
+                )
+            seen[number] = row_number
             found.append((sheet, number, str(text).strip()))
     if not found:
         raise FormatError(f"{path}: no questions in sheets {', '.join(SHEETS)}")
     return found
 
 
-def _extract_db(archive: bytes, source: str, target: Path) -> Path:
-    try:
-        with zipfile.ZipFile(io.BytesIO(archive)) as zipped:
-            members = [m for m in zipped.namelist() if m.lower().endswith((".db", ".sqlite", ".sqlite3"))]
-            if not members:
-                raise FormatError(f"{source}: the archive holds no .db file")
-            with zipped.open(members[0]) as data, target.open("wb") as out:
-                shutil.copyfileobj(data, out)
-    except zipfile.BadZipFile:
-        raise FormatError(f"{source}: not a zip archive") from None
-    return target
+def locate_database(root: Path, folder: Path, name: str, workdir: Path, max_db_size: int) -> Path | None:
+    """The vertical's SQLite file: `<name>.db`, `<name>.db.zip`, or `<name>-part1.zip` … `partN.zip`.
 
-
-def locate_database(folder: Path, name: str, workdir: Path) -> Path | None:
-    """The vertical's SQLite file: `<name>.db`, `<name>.db.zip`, or `<name>-part1.zip` … `partN.zip`."""
+    None when there is none; FormatError (naming the file) when the one there is unusable. Archives are
+    extracted into `workdir` under `max_db_size`, and whatever comes out must be an SQLite database.
+    """
     plain = folder / f"{name}.db"
-    if plain.is_file():
-        return plain
+    if plain.exists() or plain.is_symlink():
+        source = regular_file(confined(root, plain, str(plain)), str(plain))
+        return check_sqlite(source, str(plain))
     target = workdir / f"{name}.db"
     zipped = folder / f"{name}.db.zip"
-    if zipped.is_file():
-        return _extract_db(zipped.read_bytes(), str(zipped), target)
-    parts = sorted((int(m.group(1)), p) for p in folder.glob(f"{name}-part*.zip") if (m := _PART.search(p.name)))
+    if zipped.exists() or zipped.is_symlink():
+        archive = regular_file(confined(root, zipped, str(zipped)), str(zipped))
+        extract_database(archive, target, Budget(max_db_size, str(zipped)), prefer=name)
+        return check_sqlite(target, str(zipped))
+    part = re.compile(re.escape(name) + r"-part(\d+)\.zip", re.I)
+    parts = sorted((int(m.group(1)), p) for p in folder.iterdir() if (m := part.fullmatch(p.name)))
     if not parts:
         return None
     numbers = [n for n, _ in parts]
     if numbers != list(range(1, len(parts) + 1)):
-        raise FormatError(f"{folder}: split database parts are not 1..{len(parts)} (found {numbers})")
-    blobs = [p.read_bytes() for _, p in parts]
-    if all(zipfile.is_zipfile(io.BytesIO(b)) for b in blobs):
-        # each part is a zip of one piece of the file: join the pieces in order
-        with target.open("wb") as out:
-            for blob in blobs:
-                with zipfile.ZipFile(io.BytesIO(blob)) as zipped:
-                    for member in sorted(zipped.namelist()):
-                        out.write(zipped.read(member))
-        return target
-    # one zip archive cut into pieces: join the bytes, then extract
-    return _extract_db(b"".join(blobs), f"{folder}/{name}-part*.zip", target)
+        missing = sorted(set(range(1, max(numbers) + 1)) - set(numbers))
+        found = ", ".join(p.name for _, p in parts)
+        what = f"part(s) {', '.join(map(str, missing))} missing" if missing else "parts numbered twice"
+        raise FormatError(f"{folder}: split database incomplete: {what} (found {found})")
+    paths = [regular_file(confined(root, p, str(p)), str(p)) for _, p in parts]
+    source = f"{folder / name}-part1..{len(parts)}.zip"
+    join_parts(paths, target, Budget(max_db_size, source), workdir)
+    return check_sqlite(target, source)
 
 
 def _vertical_name(folder: Path) -> str | None:
-    books = sorted(folder.glob("*-questions.xlsx"))
+    books = sorted(p for p in folder.glob("*-questions.xlsx") if not p.name.startswith(("~$", ".")))
+    if len(books) > 1:
+        names = [b.name[: -len("-questions.xlsx")] for b in books]
+        matching = [n for n in names if same_vertical(n, folder.name)]
+        return matching[0] if matching else names[0]
     return books[0].name[: -len("-questions.xlsx")] if books else None
 
 
-def import_corgi(path: str | Path) -> CorgiImport:
-    """Read CORGI verticals (a folder of them, or one); databases are extracted to a work directory."""
+def vertical_folders(root: Path) -> list[Path]:
+    """Folders holding a `<name>-questions.xlsx`: `root` itself, or the nearest level below it that has any."""
+    if _vertical_name(root):
+        return [root]
+    level = [root]
+    for _ in range(_SEARCH_DEPTH):
+        below = [
+            child
+            for folder in level
+            for child in sorted(folder.iterdir())
+            if child.is_dir() and not child.name.startswith((".", "__"))
+        ]
+        found = [child for child in below if _vertical_name(child)]
+        if found:
+            return found
+        level = below
+    return []
+
+
+def _select(folders: list[Path], verticals: list[str] | None, root: Path) -> list[Path]:
+    if not verticals:
+        return folders
+    named = {folder: _vertical_name(folder) or folder.name for folder in folders}
+    chosen: list[Path] = []
+    for wanted in verticals:
+        hits = [f for f, name in named.items() if same_vertical(wanted, name) or same_vertical(wanted, f.name)]
+        if not hits:
+            raise UsageError(
+                f"--verticals: no vertical '{shown(wanted)}' in {root} (found: {', '.join(sorted(named.values()))})"
+            )
+        chosen += [f for f in hits if f not in chosen]
+    return chosen
+
+
+@contextmanager
+def import_corgi(
+    path: str | Path,
+    *,
+    now: Now | str = None,
+    max_db_size: int = DEFAULT_MAX_DB_SIZE,
+    verticals: list[str] | None = None,
+) -> Iterator[CorgiImport]:
+    """Read CORGI verticals (a folder of them, or one) while the `with` block lasts.
+
+    Archived databases are extracted to a temporary directory that is removed when the block ends,
+    however it ends: save the benchmark inside the block. A vertical whose database is missing or
+    unusable is skipped (`skipped` says why); a broken questions workbook is a FormatError.
+    """
     root = Path(path)
     if not root.is_dir():
         raise NotFoundError(f"{root}: no such directory")
-    folders = [root] if _vertical_name(root) else sorted(p for p in root.iterdir() if p.is_dir() and _vertical_name(p))
+    folders = _select(vertical_folders(root), verticals, root)
     if not folders:
         raise NotFoundError(f"{root}: no <name>-questions.xlsx here or in its subfolders")
-    workdir = Path(tempfile.mkdtemp(prefix="corgi-import-"))
+    workdir = Path(tempfile.mkdtemp(prefix="biarena-corgi-"))
+    try:
+        yield _read_verticals(root, folders, workdir, max_db_size, now)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _read_verticals(root: Path, folders: list[Path], workdir: Path, max_db_size: int, now: Now | str) -> CorgiImport:
     databases: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
     knowledge: list[str] = []
@@ -128,13 +203,20 @@ def import_corgi(path: str | Path) -> CorgiImport:
     for folder in folders:
         name = _vertical_name(folder)
         assert name is not None
-        rows = read_questions(folder / f"{name}-questions.xlsx")
-        database = locate_database(folder, name, workdir)
-        if database is None:
-            skipped[name] = f"no {name}.db, {name}.db.zip or {name}-part1.zip in {folder}"
+        if name in databases or name in skipped:
+            raise FormatError(f"{folder}: a second vertical named '{name}'")
+        book = folder / f"{name}-questions.xlsx"
+        rows = read_questions(regular_file(confined(root, book, str(book)), str(book)))
+        try:
+            database = locate_database(root, folder, name, workdir, max_db_size)
+        except FormatError as error:
+            skipped[name] = str(error)
             continue
-        texts = sorted(folder.glob("*.txt"))
-        description = "\n".join(t.read_text(encoding="utf-8", errors="replace").strip() for t in texts) or None
+        if database is None:
+            skipped[name] = f"{folder}: no {name}.db, {name}.db.zip or {name}-part1.zip"
+            continue
+        texts = [confined(root, t, str(t)) for t in sorted(folder.glob("*.txt")) if not t.name.startswith(".")]
+        description = "\n".join(read_text(t).strip() for t in texts).strip() or None
         if description:
             knowledge.append(f"## {name}\n{description}")
         databases[name] = DatabaseRef(path=str(database), dialect="sqlite", description=description)
@@ -152,4 +234,6 @@ def import_corgi(path: str | Path) -> CorgiImport:
         databases=databases,
         questions=questions,
     )
-    return CorgiImport(benchmark=benchmark, skipped=skipped, workdir=workdir)
+    if databases:
+        anchor_benchmark(benchmark, now)
+    return CorgiImport(benchmark=benchmark, skipped=skipped)

@@ -1,35 +1,48 @@
 """Importer for long-form database QA: questions with reference answers over Spider-style databases."""
 
-import json
 from pathlib import Path
+from typing import Any
 
+from biarena.benchmarks.anchor import Now, anchor_benchmark
+from biarena.benchmarks.archive import check_sqlite
+from biarena.benchmarks.json_file import read_json
 from biarena.benchmarks.jsonl import read_jsonl
+from biarena.benchmarks.paths import confined, plain_name, regular_file
+from biarena.benchmarks.shown import shown
 from biarena.errors import FormatError, NotFoundError
 from biarena.records import Benchmark, DatabaseRef, Question
 
 
-def _records(path: Path) -> list[tuple[int, dict]]:
-    if path.suffix == ".jsonl":
-        return list(read_jsonl(path))
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise FormatError(f"{path} line {error.lineno}: invalid JSON: {error.msg}") from None
+def _records(path: Path) -> list[tuple[str, Any]]:
+    if path.suffix.lower() == ".jsonl":
+        return [(f"line {number}", item) for number, item in read_jsonl(path)]
+    data = read_json(path)
     if not isinstance(data, list):
         raise FormatError(f"{path}: expected a list of questions")
-    return list(enumerate(data))
+    return [(f"item {index}", item) for index, item in enumerate(data)]
 
 
 def _spider_database(root: Path, db_id: str) -> Path | None:
     for candidate in (root / db_id / f"{db_id}.sqlite", root / f"{db_id}.sqlite", root / f"{db_id}.db"):
-        if candidate.is_file():
-            return candidate
+        if candidate.exists() or candidate.is_symlink():
+            where = f"database '{db_id}'"
+            return check_sqlite(regular_file(confined(root, candidate, where), str(candidate)), str(candidate))
     return None
 
 
-def import_dbqa(path: str | Path, databases: str | Path) -> Benchmark:
-    """Read questions (JSON or JSONL: question, answer, type, db_id) over a Spider `database/` folder."""
+def _text(item: dict, key: str, where: str, *, required: bool = False) -> str | None:
+    value = item.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise FormatError(f"{where}: missing field '{key}'")
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise FormatError(f"{where}: field '{key}' must be text, not {type(value).__name__}")
+    return str(value).strip()
+
+
+def import_dbqa(path: str | Path, databases: str | Path, *, now: Now | str = None) -> Benchmark:
+    """Read questions (JSON or JSONL: question, answer, type, db_id, optional id and query) over a Spider folder."""
     source, root = Path(path), Path(databases)
     if not source.is_file():
         raise NotFoundError(f"{source}: file not found")
@@ -38,35 +51,43 @@ def import_dbqa(path: str | Path, databases: str | Path) -> Benchmark:
     refs: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
     counters: dict[str, int] = {}
-    for where, item in _records(source):
+    seen: dict[str, str] = {}
+    for place, item in _records(source):
+        where = f"{source} {place}"
         if not isinstance(item, dict):
-            raise FormatError(f"{source} item {where}: expected an object")
-        for field in ("question", "db_id"):
-            if not str(item.get(field) or "").strip():
-                raise FormatError(f"{source} item {where}: missing field '{field}'")
-        db_id = str(item["db_id"]).strip()
+            raise FormatError(f"{where}: expected an object")
+        text = _text(item, "question", where, required=True)
+        db_id = plain_name(str(_text(item, "db_id", where, required=True)), f"{where}: field 'db_id'")
         if db_id not in refs:
             found = _spider_database(root, db_id)
             if found is None:
-                raise NotFoundError(f"{source} item {where}: no database {root}/{db_id}/{db_id}.sqlite")
-            refs[db_id] = DatabaseRef(path=str(found.resolve()))
-        kind = str(item.get("type") or "unknown").strip().lower()
+                raise NotFoundError(f"{where}: no database {root}/{db_id}/{db_id}.sqlite")
+            refs[db_id] = DatabaseRef(path=str(found))
+        kind = (_text(item, "type", where) or "unknown").lower()
         index = counters.get(db_id, 0)
         counters[db_id] = index + 1
+        qid = _text(item, "id", where) or f"{db_id}/{index:04d}"
+        if qid in seen:
+            raise FormatError(f"{where}: id '{shown(qid)}' repeats {seen[qid]}")
+        seen[qid] = place
+        query = item.get("query")
+        if query is not None and not isinstance(query, str):
+            raise FormatError(f"{where}: field 'query' must be SQL text, not {type(query).__name__}")
         questions.append(
             Question(
-                id=str(item.get("id") or f"{db_id}/{index:04d}"),
-                text=str(item["question"]).strip(),
+                id=qid,
+                text=str(text),
                 database=db_id,
                 labels=[f"dbqa:{kind}"],
-                reference_answer=str(item["answer"]).strip() if item.get("answer") else None,
-                gold_sql=[item["query"]] if isinstance(item.get("query"), str) else [],
+                reference_answer=_text(item, "answer", where),
+                gold_sql=[query] if query and query.strip() else [],
             )
         )
-    return Benchmark(
-        name=source.stem,
+    benchmark = Benchmark(
+        name=source.stem or "dbqa",
         description="Imported long-form database QA.",
         source_format="dbqa",
         databases=refs,
         questions=questions,
     )
+    return anchor_benchmark(benchmark, now)

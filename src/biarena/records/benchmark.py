@@ -5,6 +5,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from biarena.errors import FormatError
 from biarena.records.question import Question
 
 
@@ -21,6 +22,10 @@ class DatabaseRef(BaseModel):
     """sqlglot dialect the benchmark's gold SQL is written in."""
     description: str | None = None
     """What the database holds, in prose; column glossaries go here too."""
+    now: datetime | None = None
+    """Clock anchor for this database's questions (overrides the benchmark's)."""
+    now_from: str | None = None
+    """Where `now` was found (`table.column` holding the latest timestamp), when it was read from the data."""
 
     @model_validator(mode="after")
     def _has_location(self) -> "DatabaseRef":
@@ -62,14 +67,22 @@ class Benchmark(BaseModel):
         self._root = root
 
     def database_location(self, name: str) -> str:
-        """Return the URL or absolute file path of database `name` (KeyError when unknown)."""
+        """Return the URL or absolute file path of database `name` (KeyError when unknown).
+
+        A benchmark loaded from a directory reads only files inside it: a path that leads outside
+        (absolute, `..` or through a link) is a FormatError.
+        """
         ref = self.databases[name]
         if ref.url:
             return ref.url
         path = Path(ref.path or "")
-        if not path.is_absolute() and self._root is not None:
-            path = self._root / path
-        return str(path)
+        if self._root is None:
+            return str(path)
+        root = self._root.resolve()
+        resolved = (root / path).resolve()
+        if path.is_absolute() or not resolved.is_relative_to(root):
+            raise FormatError(f"database '{name}': path '{ref.path}' leads outside the benchmark directory {root}")
+        return str(resolved)
 
     def question(self, question_id: str) -> Question:
         """Return the question with this id (KeyError when absent)."""
@@ -79,5 +92,6 @@ class Benchmark(BaseModel):
         raise KeyError(question_id)
 
     def anchor_for(self, question: Question) -> datetime | None:
-        """Return the clock anchor that applies to `question`."""
-        return question.now or self.now
+        """Return the clock anchor that applies to `question`: its own, its database's, else the benchmark's."""
+        ref = self.databases.get(question.database)
+        return question.now or (ref.now if ref else None) or self.now

@@ -1,0 +1,45 @@
+"""Text and JSON input files read strictly: bad UTF-8, bad JSON, deep nesting and huge numbers are FormatErrors."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from biarena.errors import FormatError, NotFoundError
+
+
+def decode_text(data: bytes, where: str) -> str:
+    """Decode UTF-8 (a leading byte-order mark is dropped); FormatError names the offset of a bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise FormatError(f"{where}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+
+
+def read_text(path: Path) -> str:
+    """The text of a UTF-8 file; NotFoundError or FormatError with the file's name."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}: file not found") from None
+    except OSError as error:
+        raise FormatError(f"{path}: cannot be read ({error.strerror or error})") from None
+    return decode_text(data, str(path))
+
+
+def parse_json(text: str, where: str, *, one_line: bool = False) -> Any:
+    """Parse JSON text; FormatError names where it broke (line and column; `one_line`: `where` names the line)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        if one_line:
+            raise FormatError(f"{where}: invalid JSON: {error.msg} (column {error.colno})") from None
+        raise FormatError(f"{where} line {error.lineno}, column {error.colno}: invalid JSON: {error.msg}") from None
+    except RecursionError:
+        raise FormatError(f"{where}: invalid JSON: nested too deeply") from None
+    except ValueError as error:  # an integer beyond Python's conversion limit (4300 digits)
+        raise FormatError(f"{where}: invalid JSON: {str(error).split(':')[0]}") from None
+
+
+def read_json(path: Path) -> Any:
+    """Read a UTF-8 JSON file strictly."""
+    return parse_json(read_text(path), str(path))

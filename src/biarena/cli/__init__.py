@@ -61,10 +61,15 @@ app.command("show")(show_cmd.show)
 app.command("export")(export_cmd.export)
 
 
+def one_line(message: str) -> str:
+    """A message as one printable line: control characters (newlines included) shown as escapes."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in message)
+
+
 def main() -> None:
     """Entry point: user errors become one line on stderr and exit code 2 (usage errors too)."""
     try:
         app()
     except BiarenaError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {one_line(str(error))}", file=sys.stderr)
         sys.exit(2)

@@ -8,14 +8,23 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+Reply = Callable[[dict], "str | tuple[str, str]"]
+"""The reply text for a request body, or (text, finish_reason)."""
+
+Reject = Callable[[dict], "tuple[int, str] | None"]
+"""An error (status, message) to answer a request body with, or None to answer it."""
+
 
 class StubState:
     """What the stub answers and what it saw."""
 
-    def __init__(self, reply: Callable[[dict], str], failures: list[int] | None = None, latency: float = 0.0) -> None:
+    def __init__(
+        self, reply: Reply, failures: list[int] | None = None, latency: float = 0.0, reject: Reject | None = None
+    ) -> None:
         self.reply = reply
         self.failures = list(failures or [])
         self.latency = latency
+        self.reject = reject
         self.requests: list[dict] = []
         self.lock = threading.Lock()
 
@@ -35,7 +44,13 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
             if failure:
                 self._send(failure, {"error": {"message": f"stub failure {failure}", "type": "stub"}})
                 return
-            text = state.reply(body)
+            rejected = state.reject(body) if state.reject else None
+            if rejected:
+                status, message = rejected
+                self._send(status, {"error": {"message": message, "type": "stub", "param": None, "code": None}})
+                return
+            reply = state.reply(body)
+            text, finish_reason = reply if isinstance(reply, tuple) else (reply, "stop")
             self._send(
                 200,
                 {
@@ -44,7 +59,7 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
                     "created": 0,
                     "model": body.get("model", "stub"),
                     "choices": [
-                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                        {"index": 0, "finish_reason": finish_reason, "message": {"role": "assistant", "content": text}}
                     ],
                     "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split()), "total_tokens": 11},
                 },
@@ -63,10 +78,10 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
 
 @contextmanager
 def openai_stub(
-    reply: Callable[[dict], str], failures: list[int] | None = None, latency: float = 0.0
+    reply: Reply, failures: list[int] | None = None, latency: float = 0.0, reject: Reject | None = None
 ) -> Iterator[tuple[str, StubState]]:
     """Serve on 127.0.0.1 (a free port); yield the base URL (…/v1) and the state."""
-    state = StubState(reply, failures, latency)
+    state = StubState(reply, failures, latency, reject)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

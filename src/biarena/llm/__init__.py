@@ -7,7 +7,16 @@ from biarena.errors import NotFoundError, UsageError
 from biarena.llm.cache import ResponseCache
 from biarena.llm.mock_provider import MockProvider
 from biarena.llm.model import Model, Provider, extract_json
-from biarena.llm.types import ChatRequest, Completion, Message, ModelError, RetryableError
+from biarena.llm.structured import STRUCTURED_LEVELS, check_level
+from biarena.llm.types import (
+    ChatRequest,
+    Completion,
+    InvalidRequestError,
+    Message,
+    ModelError,
+    RetryableError,
+    StructuredOutputError,
+)
 
 DEFAULT_MODEL = "local"
 
@@ -44,9 +53,15 @@ def get_model(
     retries: int = 4,
     backoff: float = 1.0,
     prices: dict[str, float] | None = None,
+    structured: str | None = None,
     **options: Any,
 ) -> Model:
-    """Make a Model from a model string; the response cache lives in `cache_dir` (biarena's cache by default)."""
+    """Make a Model from a model string; the response cache lives in `cache_dir` (biarena's cache by default).
+
+    `structured` forces one way of asking for JSON (`json_schema`, `json_object`, `prompt`); by default each
+    endpoint starts at `json_schema` and steps down when its server rejects that.
+    """
+    check_level(structured)
     prefix, _, rest = spec.partition(":")
     if prefix not in PROVIDERS:
         raise NotFoundError(f"unknown model provider '{prefix}' in '{spec}' (known: {', '.join(PROVIDERS)})")
@@ -56,19 +71,30 @@ def get_model(
         cache_dir = default_cache()
     provider = PROVIDERS[prefix](rest, cache_dir=cache_dir, **options)
     cache = ResponseCache(cache_dir / "llm-cache.sqlite") if use_cache else None
-    return Model(provider, cache=cache, retries=retries, backoff=backoff, concurrency=concurrency, prices=prices)
+    return Model(
+        provider,
+        cache=cache,
+        retries=retries,
+        backoff=backoff,
+        concurrency=concurrency,
+        prices=prices,
+        structured=structured,
+    )
 
 
 __all__ = [
     "DEFAULT_MODEL",
     "PROVIDERS",
+    "STRUCTURED_LEVELS",
     "ChatRequest",
     "Completion",
+    "InvalidRequestError",
     "Message",
     "MockProvider",
     "Model",
     "ModelError",
     "RetryableError",
+    "StructuredOutputError",
     "extract_json",
     "get_model",
 ]

@@ -11,8 +11,10 @@ from biarena.llm.types import ChatRequest, Completion
 
 
 def cache_key(provider: str, model: str, request: ChatRequest) -> str:
-    """A stable hash of everything that determines a reply."""
-    payload = json.dumps([provider, model, asdict(request)], sort_keys=True, ensure_ascii=False)
+    """A stable hash of everything that determines a reply (not the structured-output level it is sent at)."""
+    fields = asdict(request)
+    fields.pop("structured", None)
+    payload = json.dumps([provider, model, fields], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -38,6 +40,8 @@ class ResponseCache:
             prompt_tokens=data["prompt_tokens"],
             completion_tokens=data["completion_tokens"],
             cached=True,
+            finish_reason=data.get("finish_reason"),
+            structured=data.get("structured"),
         )
 
     def put(self, key: str, completion: Completion) -> None:
@@ -47,6 +51,8 @@ class ResponseCache:
                 "text": completion.text,
                 "prompt_tokens": completion.prompt_tokens,
                 "completion_tokens": completion.completion_tokens,
+                "finish_reason": completion.finish_reason,
+                "structured": completion.structured,
             }
         )
         with self._lock:

@@ -24,12 +24,16 @@ def _close_models() -> None:
 
 
 def load_llama(path: Path, context: int = 8192, threads: int | None = None) -> Any:
-    """Load (once per process) a llama.cpp model from a GGUF file."""
+    """Load (once per process) a llama.cpp model from a GGUF file.
+
+    No prompt-state cache is set: llama.cpp already reuses the evaluated prefix that a prompt shares with the
+    previous one (the system prompt with the schema), and a saved state carries a copy of the logits buffer
+    (hundreds of MB each), which made memory grow to many GB over a run.
+    """
     try:
         from llama_cpp import Llama
     except ImportError:
         raise UsageError("the local model needs: pip install 'biarena[local]'") from None
-    from llama_cpp import LlamaRAMCache
 
     key = f"{path}:{context}"
     with _LOAD_LOCK:
@@ -41,9 +45,6 @@ def load_llama(path: Path, context: int = 8192, threads: int | None = None) -> A
                 verbose=False,
                 seed=0,
             )
-            # Keep evaluated prompt states (one schema prompt per database), so switching between prompts
-            # that share a prefix does not read the schema again.
-            llama.set_cache(LlamaRAMCache(capacity_bytes=1 << 30))
             _LOADED[key] = llama
         return _LOADED[key]
 
@@ -83,8 +84,11 @@ class LocalProvider:
         if request.stop:
             kwargs["stop"] = list(request.stop)
         schema = request.schema_dict()
-        if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        if schema is not None and request.structured != "prompt":
+            # llama.cpp constrains the reply by a grammar: the schema's own, or any JSON object at `json_object`
+            kwargs["response_format"] = {"type": "json_object"}
+            if request.structured in (None, "json_schema"):
+                kwargs["response_format"]["schema"] = schema
         with self._lock:
             try:
                 response = self.llama.create_chat_completion(**kwargs)
@@ -93,5 +97,8 @@ class LocalProvider:
         text = response["choices"][0]["message"].get("content") or ""
         usage = response.get("usage") or {}
         return Completion(
-            text=text, prompt_tokens=usage.get("prompt_tokens", 0), completion_tokens=usage.get("completion_tokens", 0)
+            text=text,
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", 0),
+            finish_reason=response["choices"][0].get("finish_reason"),
         )

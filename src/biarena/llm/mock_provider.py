@@ -1,20 +1,30 @@
 """MockProvider: scripted replies for tests; records every request."""
 
+import itertools
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
 from biarena.llm.types import ChatRequest, Completion, ModelError, RetryableError
 
-Reply = str | Exception | Callable[[ChatRequest], str]
+Reply = str | Completion | Exception | Callable[[ChatRequest], str | Completion]
+
+_INSTANCES = itertools.count(1)
 
 
 class MockProvider:
-    """Replies from a script, in order (the last one repeats), or from a function of the request."""
+    """Replies from a script, in order (the last one repeats), or from a function of the request.
+
+    A reply is text, a Completion (to script a finish reason), an exception to raise, or a function of the request
+    returning either (it may raise, e.g. to reject a structured-output level).
+    """
 
     name = "mock"
 
     def __init__(self, replies: list[Reply] | None = None, model: str = "scripted") -> None:
         self.model = model
+        # each script is its own server: what one test teaches the structured-output memory stays with it
+        self.endpoint = f"mock:{model}#{next(_INSTANCES)}"
         self.replies: list[Reply] = list(replies or ["SELECT 1"])
         self.requests: list[ChatRequest] = []
         self._lock = threading.Lock()
@@ -27,9 +37,12 @@ class MockProvider:
             reply = self.replies[index]
         if isinstance(reply, Exception):
             raise reply
-        text = reply(request) if callable(reply) else reply
+        if callable(reply):
+            reply = reply(request)
         prompt = sum(len(content.split()) for _, content in request.messages)
-        return Completion(text=text, prompt_tokens=prompt, completion_tokens=len(text.split()))
+        if isinstance(reply, Completion):
+            return replace(reply, prompt_tokens=reply.prompt_tokens or prompt)
+        return Completion(text=reply, prompt_tokens=prompt, completion_tokens=len(reply.split()))
 
 
 __all__ = ["MockProvider", "ModelError", "RetryableError"]

@@ -19,6 +19,8 @@ class ChatRequest:
     """JSON schema (serialized) the reply must follow, when structured output is asked for."""
     seed: int | None = 0
     stop: tuple[str, ...] = ()
+    structured: str | None = None
+    """How the provider asks for the schema (`json_schema`, `json_object` or `prompt`); not part of the cache key."""
 
     @classmethod
     def make(
@@ -60,6 +62,12 @@ class Completion:
     cached: bool = False
     parsed: Any = None
     raw: dict[str, Any] = field(default_factory=dict)
+    finish_reason: str | None = None
+    """Why generation stopped, as the provider says: `stop`, `length` (cut off at max_tokens), ..."""
+    structured: str | None = None
+    """The structured-output level the reply was asked for with, when a schema was given."""
+    rejected: tuple[str, ...] = ()
+    """Earlier replies to the same ask that the schema rejected (each was asked again with what was wrong)."""
 
 
 class ModelError(Exception):
@@ -68,3 +76,23 @@ class ModelError(Exception):
 
 class RetryableError(ModelError):
     """A failure worth retrying: rate limit, timeout, server error."""
+
+
+class InvalidRequestError(ModelError):
+    """The server says the request itself is invalid: asking again the same way cannot help."""
+
+    def __init__(self, message: str, *, about_response_format: bool = False) -> None:
+        super().__init__(message)
+        self.about_response_format = about_response_format
+        """The server rejects the way structured output was asked for (another level may work)."""
+
+
+class StructuredOutputError(ModelError):
+    """The model's reply is not JSON that the schema accepts, even when asked again; `.raw` is the last reply."""
+
+    def __init__(self, message: str, *, raw: str, problem: str, replies: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.raw = raw
+        self.problem = problem
+        self.replies = replies or (raw,)
+        """Every reply that was rejected, in order."""

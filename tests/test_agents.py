@@ -20,8 +20,8 @@ from biarena.records import Benchmark, DatabaseRef, Question
 GOOD = "```sql\nSELECT count(*) FROM sales\n```"
 
 
-@pytest.fixture
-def env(tmp_path: Path, sales_db: Path) -> AgentEnv:
+def shop_env(tmp_path: Path, sales_db: Path) -> AgentEnv:
+    """A one-question benchmark over the sales database, with a clock anchor and business knowledge."""
     bench = Benchmark(
         name="shop",
         now=datetime(2023, 1, 17, 9, 30),
@@ -35,6 +35,11 @@ def env(tmp_path: Path, sales_db: Path) -> AgentEnv:
     )
     benchmark = load_benchmark(save_benchmark(bench, tmp_path / "shop"))
     return AgentEnv(benchmark=benchmark, databases=DatabasePool(benchmark, timeout=0.3))
+
+
+@pytest.fixture
+def env(tmp_path: Path, sales_db: Path) -> AgentEnv:
+    return shop_env(tmp_path, sales_db)
 
 
 def mock(*replies: object) -> tuple[Model, MockProvider]:
@@ -107,41 +112,24 @@ def test_iterative_loop(env: AgentEnv) -> None:
     )
     answer = ask("iterative", env, model)
     assert answer.text == "400 sales." and len(answer.steps) == 1 and answer.usage.calls == 2
+    assert answer.steps[0].purpose == "count them"
     assert "Step 1: count them" in provider.requests[1].messages[1][1]
+    assert "at most 5 queries in all; 5 left" in provider.requests[0].messages[1][1]
     model, _ = mock("this is not JSON")
     answer = ask("iterative", env, model)
-    assert answer.status == "error" and "not valid JSON" in (answer.error or "")
-    model, _ = mock(json.dumps({"thought": "again", "action": "query", "sql": "SELECT 1"}))
-    answer = ask("iterative", env, model, step_limit=3)
-    assert answer.status == "error" and len(answer.steps) == 3 and "3 steps" in (answer.error or "")
+    assert answer.status == "error" and "not valid JSON" in (answer.error or "") and answer.error_stage == "step 1"
 
 
 def test_no_interaction_fits_or_refuses(env: AgentEnv) -> None:
     model, provider = mock("About 400.")
     answer = ask("no_interaction", env, model, context_tokens=200_000)
-    assert answer.text == "About 400." and not answer.steps
-    assert "Table sales" in provider.requests[0].messages[0][1]
+    assert answer.text == "About 400." and not answer.steps and not answer.notes
+    prompt = provider.requests[0].messages[0][1]
+    assert "all 400 rows of table sales:" in prompt and "Think step by step" in prompt
+    assert answer.schema_hash and answer.schema_chars and answer.schema_chars < len(prompt)
     model, provider = mock("never asked")
-    answer = ask("no_interaction", env, model, context_tokens=1000)
+    answer = ask("no_interaction", env, model, context_tokens=600)
     assert answer.status == "error" and "does not fit" in (answer.error or "") and not provider.requests
-
-
-def test_bibench_baseline(env: AgentEnv) -> None:
-    def reply(request) -> str:
-        last = request.messages[-1][1]
-        if "Write two supplementary" in last:
-            return json.dumps({"questions": ["How many cities?", "How many products?"]})
-        if last.startswith("Question:") and "Result:" not in last:
-            return GOOD
-        if "Result:" in last:
-            return "400."
-        return "There were 400 sales in all."
-
-    model, _ = mock(reply)
-    answer = ask("bibench_baseline", env, model)
-    assert answer.text == "There were 400 sales in all."
-    assert answer.plan == "How many cities?\nHow many products?"
-    assert len(answer.steps) == 3 and answer.usage.calls == 8
 
 
 @contextmanager

@@ -3,20 +3,31 @@
 from typing import Any
 
 from biarena.agents.llm_agent import LLMAgent, Tally
-from biarena.agents.prompting import render, sql_blocks, table_text
+from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
+from biarena.agents.written_query import written_queries
 from biarena.llm import Model
 from biarena.records import Answer, Question
 
+SUPPLEMENTARY = 2
+"""Supplementary questions per question (BI-Bench section 5.1)."""
 SUPPLEMENTARY_SCHEMA = {
     "type": "object",
-    "properties": {"questions": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2}},
+    "properties": {
+        "questions": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "minItems": SUPPLEMENTARY,
+            "maxItems": SUPPLEMENTARY,
+        }
+    },
     "required": ["questions"],
 }
 
 
 class BIBenchBaseline(LLMAgent):
-    """BI-Bench's baseline BI system (section 5.1)."""
+    """BI-Bench's baseline BI system (section 5.1): text-to-SQL, then SQL-to-NLG, for the question and two
+    supplementary ones; the answers are synthesized into one response."""
 
     name = "bibench_baseline"
     templates = ("common_system", "bibench_supplementary", "text2sql", "bibench_answer", "bibench_synthesis")
@@ -24,44 +35,62 @@ class BIBenchBaseline(LLMAgent):
     def __init__(self, model: Model, *, max_tokens: int = 384, **kwargs: Any) -> None:
         super().__init__(model, max_tokens=max_tokens, **kwargs)
 
-    def solve(self, question: Question, env: AgentEnv, tally: Tally) -> Answer:
+    def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """Main + 2 supplementary questions -> SQL -> results -> answers -> one response."""
+        context = self.context(env, question)
         system = self.system_message(env, question)
         extra = self.chat(
             tally,
             [system, {"role": "user", "content": render("bibench_supplementary", question=question.text)}],
+            stage="supplementary questions",
             schema=SUPPLEMENTARY_SCHEMA,
-        ).parsed["questions"][:2]
-        steps, answers = [], []
-        for asked in [question.text, *extra]:
-            reply = self.chat(tally, [system, {"role": "user", "content": render("text2sql", question=asked)}]).text
-            queries = sql_blocks(reply)
+        ).parsed["questions"]
+        extra = [str(q).strip() for q in extra]
+        draft.plan = "\n".join(extra)
+        answers = []
+        for index, asked in enumerate([question.text, *extra]):
+            which = "the main question" if index == 0 else f"supplementary question {index}"
+            reply = self.chat(
+                tally,
+                [system, {"role": "user", "content": render("text2sql", question=asked)}],
+                stage=f"SQL for {which}",
+            ).text
+            queries = written_queries(reply)
             if not queries:
+                draft.notes.append(f"{which}: the model wrote no SQL")
                 answers.append(f"Q: {asked}\nA: (no SQL was written)")
                 continue
-            step = self.execute(env, question, queries[0])
-            steps.append(step)
-            result = f"error: {step.error}" if step.error else table_text(step.columns, step.preview)
+            if len(queries) > 1:
+                draft.notes.append(f"{which}: the model wrote {len(queries)} queries; the first was run")
+            step = self.execute(env, question, queries[0].sql, asked)
+            draft.steps.append(step)
+            if index == 0:
+                draft.final_sql = step.sql  # only the main question's query answers the question itself
             short = self.chat(
                 tally,
-                [{"role": "user", "content": render("bibench_answer", question=asked, sql=step.sql, result=result)}],
-            ).text
-            answers.append(f"Q: {asked}\nA: {short.strip()}")
-        text = self.chat(
-            tally,
-            [
-                {
-                    "role": "user",
-                    "content": render("bibench_synthesis", question=question.text, evidence="\n\n".join(answers)),
-                }
-            ],
-        ).text.strip()
-        main = steps[0].sql if steps else None
-        return Answer(
-            question_id=question.id,
-            system=self.system_spec(),
-            plan="\n".join(extra),
-            steps=steps,
-            final_sql=main,
-            text=text,
+                [
+                    {
+                        "role": "user",
+                        "content": render(
+                            "bibench_answer",
+                            question=asked,
+                            sql=step.sql,
+                            result=result_text(step),
+                            now=context["now"],
+                            knowledge=context["knowledge"],
+                        ),
+                    }
+                ],
+                stage=f"answer to {which}",
+            ).text.strip()
+            step.short_answer = short or None
+            answers.append(f"Q: {asked}\nA: {short}")
+        synthesis = render(
+            "bibench_synthesis",
+            question=question.text,
+            evidence="\n\n".join(answers),
+            now=context["now"],
+            knowledge=context["knowledge"],
         )
+        text = self.chat(tally, [{"role": "user", "content": synthesis}], stage="synthesis").text.strip()
+        draft.text = text or None

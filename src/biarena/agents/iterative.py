@@ -1,12 +1,12 @@
-"""`iterative`: decide the most crucial missing information, write one query, observe; until done."""
+"""`iterative`: decide the most crucial missing information, write one query, observe; until done or the limit."""
 
 from typing import Any
 
 from biarena.agents.llm_agent import LLMAgent, Tally
-from biarena.agents.prompting import render, table_text
+from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
-from biarena.llm import Model
-from biarena.records import Answer, Question
+from biarena.llm import Message, Model
+from biarena.records import Answer, Question, Step
 
 STEP_SCHEMA = {
     "type": "object",
@@ -18,13 +18,14 @@ STEP_SCHEMA = {
     },
     "required": ["thought", "action"],
 }
+NO_SQL = 'Your last reply chose "action": "query" but gave no SQL. Reply again with the "sql" to run, or answer.'
 
 
 class Iterative(LLMAgent):
-    """Plan-and-act loop (DB-QA's iterative strategy) with a step limit."""
+    """Plan-and-act loop (DB-QA's iterative strategy) with a step limit and a final consolidation."""
 
     name = "iterative"
-    templates = ("common_system", "iterative_step")
+    templates = ("common_system", "iterative_step", "iterative_final")
 
     def __init__(self, model: Model, *, step_limit: int = 5, max_tokens: int = 384, **kwargs: Any) -> None:
         super().__init__(model, max_tokens=max_tokens, **kwargs)
@@ -34,32 +35,60 @@ class Iterative(LLMAgent):
         """The step limit."""
         return {"step_limit": self.step_limit}
 
-    def solve(self, question: Question, env: AgentEnv, tally: Tally) -> Answer:
-        """Loop until the model answers or the step limit is reached."""
-        steps, thoughts, history = [], [], []
-        text = None
-        for _ in range(self.step_limit):
-            prompt = render("iterative_step", question=question.text, history="\n\n".join(history))
-            reply = self.chat(
-                tally, [self.system_message(env, question), {"role": "user", "content": prompt}], schema=STEP_SCHEMA
-            ).parsed
-            thoughts.append(reply.get("thought", ""))
-            if reply["action"] == "answer" or not reply.get("sql"):
-                text = reply.get("answer") or reply.get("thought")
-                break
-            step = self.execute(env, question, reply["sql"])
-            steps.append(step)
-            observed = f"error: {step.error}" if step.error else table_text(step.columns, step.preview)
-            history.append(f"Step {len(steps)}: {reply.get('thought', '')}\nSQL: {step.sql}\nResult:\n{observed}")
-        status = "ok" if text else "error"
-        final = next((s.sql for s in reversed(steps) if s.ok), steps[-1].sql if steps else None)
-        return Answer(
-            question_id=question.id,
-            system=self.system_spec(),
-            plan="\n".join(t for t in thoughts if t),
-            steps=steps,
-            final_sql=final,
-            text=text,
-            status=status,
-            error=None if text else f"no answer within {self.step_limit} steps",
+    @staticmethod
+    def history(steps: list[Step]) -> str:
+        """What the agent has looked up so far, step by step."""
+        return "\n\n".join(
+            f"Step {i}: {step.purpose or ''}\nSQL: {step.sql}\nResult:\n{result_text(step)}"
+            for i, step in enumerate(steps, start=1)
         )
+
+    def decide(self, tally: Tally, system: Message, prompt: str, stage: str) -> dict[str, Any]:
+        """One decision: query or answer; a query without SQL is asked for again once."""
+        messages: list[Message] = [system, {"role": "user", "content": prompt}]
+        reply = self.chat(tally, messages, stage=stage, schema=STEP_SCHEMA).parsed
+        if reply["action"] == "query" and not str(reply.get("sql") or "").strip():
+            retry = [system, {"role": "user", "content": f"{prompt}\n\n{NO_SQL}"}]
+            reply = self.chat(tally, retry, stage=stage, schema=STEP_SCHEMA).parsed
+        return reply
+
+    def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
+        """Loop until the model answers; at the step limit, answer from everything gathered."""
+        system = self.system_message(env, question)
+        thoughts: list[str] = []
+        while len(draft.steps) < self.step_limit:
+            number = len(draft.steps) + 1
+            prompt = render(
+                "iterative_step",
+                question=question.text,
+                history=self.history(draft.steps),
+                step_limit=self.step_limit,
+                remaining=self.step_limit - len(draft.steps),
+            )
+            reply = self.decide(tally, system, prompt, f"step {number}")
+            thought = str(reply.get("thought") or "").strip()
+            if thought:
+                thoughts.append(thought)
+                draft.plan = "\n".join(thoughts)
+            sql = str(reply.get("sql") or "").strip()
+            if reply["action"] == "answer":
+                answer = str(reply.get("answer") or "").strip()
+                if answer:
+                    draft.text = answer
+                    return
+                draft.notes.append(f"step {number}: the model stopped without an answer; it was asked to consolidate")
+                break
+            if not sql:
+                draft.notes.append(f"step {number}: the model chose to query twice without writing SQL; it stopped")
+                break
+            draft.steps.append(self.execute(env, question, sql, thought or None))
+            draft.final_sql = self.final_sql(draft.steps)
+        else:
+            draft.notes.append(
+                f"the step limit ({self.step_limit}) was reached; the answer consolidates what was found"
+            )
+        final = render(
+            "iterative_final", question=question.text, history=self.history(draft.steps), step_limit=self.step_limit
+        )
+        text = self.chat(tally, [system, {"role": "user", "content": final}], stage="consolidation").text.strip()
+        draft.text = text or None

@@ -1,10 +1,10 @@
-"""LLMAgent: what every model-driven agent shares (prompt context, usage tally, failure recording)."""
+"""LLMAgent: what every model-driven agent shares (prompt context, usage tally, keeping work when a call fails)."""
 
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from biarena.agents.prompting import prompt_hash, render, table_text
+from biarena.agents.prompting import prompt_hash, render, result_text, text_hash
 from biarena.agents.system import AgentEnv, run_step
 from biarena.db import describe_schema
 from biarena.llm import Completion, Message, Model, ModelError
@@ -13,18 +13,21 @@ from biarena.records import Answer, Question, Step, SystemSpec, Usage
 
 @dataclass
 class Tally:
-    """Model usage of one answer."""
+    """Model usage of one answer, and the stage the agent is at (so a failed call says where it failed)."""
 
     usage: Usage = field(default_factory=Usage)
+    stage: str = ""
 
-    def add(self, completion: Completion) -> None:
-        """Count one reply: a call made to the model, or one answered from the cache."""
+    def add(self, completion: Completion, cost: float | None = None) -> None:
+        """Count one reply: a call made to the model (with its cost when prices are set), or one from the cache."""
         if completion.cached:
             self.usage.cache_hits += 1
             return
         self.usage.calls += 1
         self.usage.prompt_tokens += completion.prompt_tokens
         self.usage.completion_tokens += completion.completion_tokens
+        if cost is not None:
+            self.usage.cost = (self.usage.cost or 0.0) + cost
 
 
 class LLMAgent:
@@ -32,6 +35,8 @@ class LLMAgent:
 
     name = "llm"
     templates: tuple[str, ...] = ("common_system",)
+    shows_schema = True
+    """Whether the agent shows the model the schema description (recorded on each answer by hash and size)."""
 
     def __init__(self, model: Model, *, max_tokens: int = 512, sample_rows: int = 2) -> None:
         self.model = model
@@ -40,34 +45,41 @@ class LLMAgent:
         self._schemas: dict[tuple[int, str], str] = {}
         self._schema_lock = threading.Lock()
 
-    def spec_options(self) -> dict[str, Any]:
-        """The model and prompt version (a different one is a different run)."""
-        return {"model": self.model.spec, "prompt_hash": prompt_hash(*self.templates), **self.options()}
-
     def options(self) -> dict[str, Any]:
         """Agent-specific options that change answers."""
         return {}
 
+    def answer_options(self) -> dict[str, Any]:
+        """Every option that changes answers: the token budget, the schema's sample rows, the agent's own."""
+        base = {"max_tokens": self.max_tokens}
+        if self.shows_schema:
+            base["sample_rows"] = self.sample_rows
+        return {**base, **self.options()}
+
+    def spec_options(self) -> dict[str, Any]:
+        """The model, prompt version and options (a different one is a different run)."""
+        return {"model": self.model.spec, "prompt_hash": prompt_hash(*self.templates), **self.answer_options()}
+
     def system_spec(self) -> SystemSpec:
         """Who answered."""
         return SystemSpec(
-            agent=self.name, model=self.model.spec, prompt_hash=prompt_hash(*self.templates), options=self.options()
+            agent=self.name,
+            model=self.model.spec,
+            prompt_hash=prompt_hash(*self.templates),
+            options=self.answer_options(),
         )
 
     def schema(self, env: AgentEnv, question: Question) -> str:
         """The schema text of the question's database (DDL, keys, sample rows, code meanings)."""
         key = (id(env), question.database)
         with self._schema_lock:
-            return self._schema_text(key, env, question)
-
-    def _schema_text(self, key: tuple[int, str], env: AgentEnv, question: Question) -> str:
-        if key not in self._schemas:
-            db = env.databases.get(question.database)
-            ref = env.benchmark.databases.get(question.database)
-            self._schemas[key] = describe_schema(
-                db, sample_rows=self.sample_rows, description=ref.description if ref else None
-            )
-        return self._schemas[key]
+            if key not in self._schemas:
+                db = env.databases.get(question.database)
+                ref = env.benchmark.databases.get(question.database)
+                self._schemas[key] = describe_schema(
+                    db, sample_rows=self.sample_rows, description=ref.description if ref else None
+                )
+            return self._schemas[key]
 
     def context(self, env: AgentEnv, question: Question) -> dict[str, Any]:
         """Values every prompt template may use."""
@@ -75,7 +87,7 @@ class LLMAgent:
         return {
             "dialect": env.databases.get(question.database).dialect,
             "now": anchor.strftime("%Y-%m-%d %H:%M:%S") + (f" ({anchor:%A})") if anchor else None,
-            "schema": self.schema(env, question),
+            "schema": self.schema(env, question) if self.shows_schema else "",
             "knowledge": env.benchmark.knowledge,
             "question": question.text,
         }
@@ -84,38 +96,59 @@ class LLMAgent:
         """The system prompt: role, dialect, today, schema, knowledge."""
         return {"role": "system", "content": render("common_system", **self.context(env, question))}
 
-    def chat(self, tally: Tally, messages: list[Message], **kwargs: Any) -> Completion:
-        """One model call, counted on this answer."""
+    def chat(self, tally: Tally, messages: list[Message], *, stage: str, **kwargs: Any) -> Completion:
+        """One model call at `stage` (named in the answer if it fails), counted on this answer."""
+        tally.stage = stage
         kwargs.setdefault("max_tokens", self.max_tokens)
         completion = self.model.chat(messages, **kwargs)
-        tally.add(completion)
+        tally.add(completion, self.model.cost(completion) if self.model.prices else None)
         return completion
 
     def answer(self, question: Question, env: AgentEnv) -> Answer:
-        """Answer one question; a model failure is recorded on the answer."""
-        tally = Tally()
+        """Answer one question; a failed model call keeps everything produced before it and says where it failed."""
+        tally = Tally(usage=Usage(cost=0.0 if self.model.prices else None))
+        draft = Answer(question_id=question.id, system=self.system_spec())
         try:
-            answer = self.solve(question, env, tally)
+            if self.shows_schema:
+                self.record_shown(draft, self.schema(env, question))
+            self.solve(question, env, tally, draft)
         except ModelError as error:
-            answer = Answer(question_id=question.id, system=self.system_spec(), status="error", error=str(error))
-        answer.usage = tally.usage
-        return answer
+            draft.error_stage = tally.stage or None
+            draft.error = f"{tally.stage} failed: {error}" if tally.stage else str(error)
+        if tally.usage.cost is not None:
+            tally.usage.cost = round(tally.usage.cost, 8)
+        draft.usage = tally.usage
+        if not draft.text and draft.final_sql is None:
+            draft.status = "error"
+            draft.error = draft.error or "the system gave neither an answer nor SQL"
+        return draft
 
-    def solve(self, question: Question, env: AgentEnv, tally: Tally) -> Answer:
-        """The agent's strategy."""
+    def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
+        """The agent's strategy: fill `draft` as work is done, so a failure later keeps what came before."""
         raise NotImplementedError
 
     @staticmethod
+    def record_shown(draft: Answer, text: str) -> None:
+        """Record which database text the model was shown: its hash and size."""
+        draft.schema_hash = text_hash(text)
+        draft.schema_chars = len(text)
+
+    @staticmethod
     def evidence(steps: list[Step]) -> str:
-        """Queries and their results, index-aligned, for a synthesis prompt."""
+        """Queries, what each was for, and their results with row counts, index-aligned, for a synthesis prompt."""
         parts = []
         for i, step in enumerate(steps, start=1):
-            result = f"error: {step.error}" if step.error else table_text(step.columns, step.preview)
-            parts.append(f"Query {i}:\n{step.sql}\nResult {i}:\n{result}")
+            head = f"Query {i}: {step.purpose}" if step.purpose else f"Query {i}:"
+            parts.append(f"{head}\n{step.sql}\nResult {i}:\n{result_text(step)}")
         return "\n\n".join(parts) if parts else "(no queries were run)"
 
     @staticmethod
-    def execute(env: AgentEnv, question: Question, sql: str) -> Step:
+    def execute(env: AgentEnv, question: Question, sql: str, purpose: str | None = None) -> Step:
         """Run one model-written statement in the sandbox."""
-        step, _ = run_step(env, question, sql)
+        step, _ = run_step(env, question, sql, purpose=purpose)
         return step
+
+    @staticmethod
+    def final_sql(steps: list[Step]) -> str | None:
+        """The query an answer offers: the last one that ran, else the last one written."""
+        return next((s.sql for s in reversed(steps) if s.ok), steps[-1].sql if steps else None)

@@ -1,15 +1,19 @@
-"""Prompt templates (files beside this module, versioned by their hash) and parsing of model replies."""
+"""Prompt templates (files beside this module, versioned by their hash) and results written for prompts."""
 
 import hashlib
-import re
 from functools import cache
 from importlib import resources
 
 import jinja2
 
+from biarena.agents.system import PREVIEW_ROWS
+from biarena.db.cells import cell_text
+from biarena.records import Step
+
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
-_SQL_BLOCK = re.compile(r"```(?:sql|sqlite|postgres|postgresql|duckdb)?\s*\n?(.*?)```", re.S | re.I)
-_BARE_SQL = re.compile(r"^\s*((?:WITH|SELECT)\b.*?)(?:;\s*$|\Z)", re.S | re.I | re.M)
+
+CELL_CHARS = 300
+"""Longer text in a result cell is cut for prompts (numbers never are)."""
 
 
 @cache
@@ -31,34 +35,43 @@ def prompt_hash(*names: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def sql_blocks(text: str) -> list[str]:
-    """SQL statements in a reply: fenced code blocks, or a bare statement when there is no block."""
-    blocks = [b.strip().rstrip(";").strip() for b in _SQL_BLOCK.findall(text)]
-    blocks = [b for b in blocks if b]
-    if blocks:
-        return blocks
-    match = _BARE_SQL.search(text)
-    return [match.group(1).strip().rstrip(";").strip()] if match else []
+def text_hash(text: str) -> str:
+    """A short hash of a text shown to a model (the schema description, the records)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def plan_of(text: str) -> str | None:
-    """The plan an agent wrote before its queries ("Plan: ..."), when there is one."""
-    match = re.search(r"plan\s*:\s*(.*?)(?:\n\s*query\s*1|```|\Z)", text, re.S | re.I)
-    if match and match.group(1).strip():
-        return match.group(1).strip()
-    head = _SQL_BLOCK.split(text)[0].strip()
-    return head or None
+def rows_phrase(shown: int, total: int, truncated: bool = False) -> str:
+    """How many rows a reader sees: "3 rows", "first 20 of 500 rows", "first 20 of at least 100000 rows"."""
+    if truncated:
+        return f"first {shown} of at least {total} rows"
+    if shown < total:
+        return f"first {shown} of {total} rows"
+    if total == 0:
+        return "no rows"
+    return "1 row" if total == 1 else f"{total} rows"
 
 
-def table_text(columns: list[str], rows: list[list], limit: int = 20) -> str:
-    """A result as a small pipe table for prompts and answers."""
+def table_text(
+    columns: list[str],
+    rows: list[list] | list[tuple],
+    *,
+    total: int | None = None,
+    truncated: bool = False,
+    limit: int = PREVIEW_ROWS,
+) -> str:
+    """A result as a pipe table for prompts, ending with its size ("(first 20 of 500 rows)" when cut)."""
     if not columns:
         return "(no result)"
+    shown = list(rows[:limit])
     lines = [" | ".join(columns)]
-    for row in rows[:limit]:
-        lines.append(" | ".join("NULL" if v is None else (f"{v:.6g}" if isinstance(v, float) else str(v)) for v in row))
-    if len(rows) > limit:
-        lines.append(f"... ({len(rows)} rows in all)")
-    if not rows:
-        lines.append("(no rows)")
+    lines += [" | ".join(cell_text(v, width=CELL_CHARS) for v in row) for row in shown]
+    lines.append(f"({rows_phrase(len(shown), len(rows) if total is None else total, truncated)})")
     return "\n".join(lines)
+
+
+def result_text(step: Step) -> str:
+    """What a step returned, for a prompt: its error, or its rows with how many there were."""
+    if step.error:
+        return f"error: {step.error}"
+    total = step.row_count if step.row_count is not None else len(step.preview)
+    return table_text(step.columns, step.preview, total=total, truncated=step.truncated)

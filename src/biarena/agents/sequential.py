@@ -3,10 +3,25 @@
 from typing import Any
 
 from biarena.agents.llm_agent import LLMAgent, Tally
-from biarena.agents.prompting import plan_of, render, sql_blocks
+from biarena.agents.prompting import render
 from biarena.agents.system import AgentEnv
-from biarena.llm import Model
+from biarena.agents.written_query import written_plan, written_queries
+from biarena.llm import Message, Model
 from biarena.records import Answer, Question
+
+PLAN_TOKENS = 150
+"""Token budget of the plan in the first reply."""
+QUERY_TOKENS = 150
+"""Token budget of each query (its "Query N:" line and its SQL) in the first reply."""
+ANALYSIS_WORDS = 400
+"""Default length of the synthesized analysis."""
+SHORT_ANSWER_WORDS = 100
+"""Default length of the BIS-style short answer."""
+
+
+def tokens_for_words(words: int) -> int:
+    """A token budget that fits `words` words of English prose with its formatting."""
+    return 50 + 3 * words // 2
 
 
 class Sequential(LLMAgent):
@@ -16,49 +31,70 @@ class Sequential(LLMAgent):
     templates = ("common_system", "sequential_queries", "synthesis")
 
     def __init__(
-        self, model: Model, *, max_queries: int = 3, max_tokens: int = 400, answer_tokens: int = 200, **kwargs: Any
+        self,
+        model: Model,
+        *,
+        max_queries: int = 5,
+        max_tokens: int | None = None,
+        answer_words: int | None = None,
+        answer_tokens: int | None = None,
+        short_answer: bool = False,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(model, max_tokens=max_tokens, **kwargs)
+        super().__init__(model, max_tokens=max_tokens or PLAN_TOKENS + QUERY_TOKENS * max_queries, **kwargs)
         self.max_queries = max_queries
-        self.answer_tokens = answer_tokens
+        self.short_answer = short_answer
+        self.answer_words = answer_words or (SHORT_ANSWER_WORDS if short_answer else ANALYSIS_WORDS)
+        self.answer_tokens = answer_tokens or tokens_for_words(self.answer_words)
 
     def options(self) -> dict[str, Any]:
-        """How many queries the agent may write."""
-        return {"max_queries": self.max_queries, "max_tokens": self.max_tokens, "answer_tokens": self.answer_tokens}
+        """How many queries the agent may write, and the answer's form and length."""
+        return {
+            "max_queries": self.max_queries,
+            "answer_words": self.answer_words,
+            "answer_tokens": self.answer_tokens,
+            "short_answer": self.short_answer,
+        }
 
-    def solve(self, question: Question, env: AgentEnv, tally: Tally) -> Answer:
+    def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """S = h(Q, D, K); R = e(S); A = f(Q, R, K), with S and R index-aligned."""
         context = self.context(env, question)
-        messages = [
+        messages: list[Message] = [
             self.system_message(env, question),
             {
                 "role": "user",
                 "content": render("sequential_queries", question=question.text, max_queries=self.max_queries),
             },
         ]
-        reply = self.chat(tally, messages).text
-        plan = plan_of(reply)
-        queries = sql_blocks(reply)[: self.max_queries]
-        steps = [self.execute(env, question, sql) for sql in queries]
+        reply = self.chat(tally, messages, stage="plan and queries").text
+        draft.plan = written_plan(reply)
+        written = written_queries(reply)
+        if len(written) > self.max_queries:
+            draft.notes.append(
+                f"the model wrote {len(written)} queries; the first {self.max_queries} ran (max_queries)"
+            )
+        for query in written[: self.max_queries]:
+            draft.steps.append(self.execute(env, question, query.sql, query.purpose))
+        draft.final_sql = self.final_sql(draft.steps)
+        if not written:
+            draft.notes.append("the model wrote no SQL; the answer was written without data")
         synthesis = render(
             "synthesis",
             question=question.text,
             now=context["now"],
             knowledge=context["knowledge"],
-            evidence=self.evidence(steps),
+            plan=draft.plan,
+            evidence=self.evidence(draft.steps),
+            words=self.answer_words,
+            short=self.short_answer,
         )
         # The synthesis shares the system prompt (schema) with the first call, so a local model reuses its state.
         text = self.chat(
-            tally, [messages[0], {"role": "user", "content": synthesis}], max_tokens=self.answer_tokens
+            tally,
+            [messages[0], {"role": "user", "content": synthesis}],
+            stage="synthesis",
+            max_tokens=self.answer_tokens,
         ).text.strip()
-        final = next((s.sql for s in reversed(steps) if s.ok), steps[-1].sql if steps else None)
-        return Answer(
-            question_id=question.id,
-            system=self.system_spec(),
-            plan=plan,
-            steps=steps,
-            final_sql=final,
-            text=text or None,
-            status="ok" if queries else "error",
-            error=None if queries else "the model wrote no SQL",
-        )
+        draft.text = text or None
+        if not text:
+            draft.error, draft.error_stage = "the synthesis was empty", "synthesis"

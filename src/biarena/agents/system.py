@@ -7,6 +7,7 @@ from biarena.db import DatabasePool, QueryResult, SqlProblem
 from biarena.records import Answer, Benchmark, Question, Step
 
 PREVIEW_ROWS = 20
+"""Rows of a result kept on its step (and shown in prompts)."""
 
 
 @dataclass
@@ -31,27 +32,20 @@ class System(Protocol):
         ...
 
 
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).hex()
-    return str(value)
-
-
 def run_step(
-    env: AgentEnv, question: Question, sql: str, *, dialect: str | None = None
+    env: AgentEnv, question: Question, sql: str, *, dialect: str | None = None, purpose: str | None = None
 ) -> tuple[Step, QueryResult | None]:
-    """Run `sql` for `question` through the sandbox and record it as a Step."""
+    """Run `sql` for `question` through the sandbox and record it as a Step (with what it was for)."""
     db = env.databases.get(question.database)
     try:
         result = db.execute(sql, dialect=dialect, now=env.benchmark.anchor_for(question))
     except SqlProblem as problem:
-        return Step(sql=sql, error=str(problem), error_kind=problem.kind), None  # type: ignore[arg-type]
+        return Step(sql=sql, purpose=purpose, error=str(problem), error_kind=problem.kind), None  # type: ignore[arg-type]
     step = Step(
         sql=sql,
+        purpose=purpose,
         columns=result.columns,
-        preview=[[_jsonable(v) for v in row] for row in result.rows[:PREVIEW_ROWS]],
+        preview=result.preview(PREVIEW_ROWS),
         row_count=result.row_count,
         truncated=result.truncated,
         elapsed=round(result.elapsed, 6),

@@ -3,10 +3,14 @@
 from typing import Any
 
 from biarena.agents.llm_agent import LLMAgent, Tally
-from biarena.agents.prompting import render, sql_blocks, table_text
+from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
-from biarena.llm import Model
+from biarena.agents.written_query import written_queries
+from biarena.llm import Message, Model
 from biarena.records import Answer, Question
+
+REPLY_KEPT_CHARS = 500
+"""How much of a reply without SQL is kept in the answer's notes, for a reviewer."""
 
 
 class Text2SQL(LLMAgent):
@@ -23,33 +27,31 @@ class Text2SQL(LLMAgent):
         """Self-correction retries."""
         return {"retries": self.retries}
 
-    def solve(self, question: Question, env: AgentEnv, tally: Tally) -> Answer:
+    def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """Write, run, and if needed correct one query."""
-        messages = [
+        messages: list[Message] = [
             self.system_message(env, question),
             {"role": "user", "content": render("text2sql", question=question.text)},
         ]
-        steps = []
         for attempt in range(self.retries + 1):
-            reply = self.chat(tally, messages).text
-            queries = sql_blocks(reply)
+            stage = "query" if attempt == 0 else f"correction {attempt}"
+            reply = self.chat(tally, messages, stage=stage).text
+            queries = written_queries(reply)
             if not queries:
-                return Answer(
-                    question_id=question.id,
-                    system=self.system_spec(),
-                    steps=steps,
-                    status="error",
-                    error="the model wrote no SQL",
-                    text=reply[:2000],
-                )
-            step = self.execute(env, question, queries[0])
-            steps.append(step)
+                draft.notes.append(f"{stage}: the reply had no SQL: {reply.strip()[:REPLY_KEPT_CHARS]}")
+                draft.error = "the model wrote no SQL"
+                draft.error_stage = stage
+                break
+            if len(queries) > 1:
+                draft.notes.append(f"{stage}: the model wrote {len(queries)} queries; the first was run")
+            step = self.execute(env, question, queries[0].sql, queries[0].purpose)
+            draft.steps.append(step)
+            draft.final_sql = step.sql
             if step.ok or attempt == self.retries:
                 break
             messages += [
                 {"role": "assistant", "content": reply},
                 {"role": "user", "content": render("text2sql_fix", error=step.error)},
             ]
-        last = steps[-1]
-        text = table_text(last.columns, last.preview) if last.ok else None
-        return Answer(question_id=question.id, system=self.system_spec(), steps=steps, final_sql=last.sql, text=text)
+        last = draft.steps[-1] if draft.steps else None
+        draft.text = result_text(last) if last is not None and last.ok else None

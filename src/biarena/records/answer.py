@@ -45,6 +45,9 @@ class Step(BaseModel):
 
     sql: str
     """The statement as the system wrote it."""
+    purpose: str | None = None
+    """What the system meant this statement to find: CORGI's "Query N: description", the iterative agent's
+    thought, BI-Bench's sub-question."""
     columns: list[str] = Field(default_factory=list)
     """Result column names."""
     preview: list[list[Any]] = Field(default_factory=list)
@@ -59,6 +62,8 @@ class Step(BaseModel):
     """Which kind of failure: refused by the sandbox, over the time limit, or an engine error."""
     elapsed: float = 0.0
     """Seconds the statement took."""
+    short_answer: str | None = None
+    """What the system read from this result, when it answered the step's question on its own (BI-Bench)."""
 
     @property
     def ok(self) -> bool:
@@ -71,8 +76,9 @@ class Answer(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    format_version: int = 1
-    """Version of the answer record."""
+    format_version: int = 2
+    """Version of the answer record (2 added step purposes, the schema shown, notes and the failed stage;
+    version 1 records load unchanged)."""
     question_id: str
     """Id of the question answered."""
     system: SystemSpec
@@ -85,11 +91,23 @@ class Answer(BaseModel):
     """The query the system offers as its answer, when it offers one."""
     text: str | None = None
     """The answer in prose."""
+    schema_hash: str | None = None
+    """Short hash of the database text the system was shown (the schema description, or the records a
+    no-interaction agent reads), so answers given from different views of a database can be told apart."""
+    schema_chars: int | None = None
+    """Length in characters of that text."""
+    notes: list[str] = Field(default_factory=list)
+    """What a reviewer should know about how the answer was made: records cut to fit, queries over the
+    limit dropped, the step limit reached."""
     usage: Usage = Field(default_factory=Usage)
     """Model usage."""
     status: Literal["ok", "error"] = "ok"
-    """`error` when the system failed to produce an answer."""
+    """`error` only when the system produced neither an answer text nor a final SQL."""
     error: str | None = None
-    """What went wrong, when status is `error`."""
+    """What went wrong: why there is no answer, or which stage failed in an answer that kept what it had."""
+    error_stage: str | None = None
+    """Where the system failed (`plan and queries`, `query 2`, `synthesis`, `step 3`, ...), when it did."""
+    sanitized: list[str] = Field(default_factory=list)
+    """What biarena changed in the system's output to store it (replaced characters, queries over the cap)."""
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     """When the answer was recorded."""

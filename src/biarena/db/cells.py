@@ -1,0 +1,32 @@
+"""cell_text: one result value as a person (or a model) should read it, every meaningful digit kept."""
+
+import math
+from decimal import Decimal
+
+# Beyond these magnitudes positional notation is a wall of zeros; scientific notation reads better.
+_POSITIONAL_MIN = 1e-6
+_POSITIONAL_MAX = 1e16
+
+
+def number_text(value: float) -> str:
+    """A float with its 15 significant digits (what a double holds reliably), positional when that reads well."""
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    digits = f"{value:.15g}"
+    if _POSITIONAL_MIN <= abs(value) < _POSITIONAL_MAX:
+        return format(Decimal(digits), "f")
+    return digits
+
+
+def cell_text(value: object, width: int | None = None) -> str:
+    """A result cell as text: NULL for None, floats without lost digits, long text cut to `width` characters."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return number_text(value)
+    text = str(value)
+    if width is not None and len(text) > width:
+        return text[: width - 1] + "…"
+    return text

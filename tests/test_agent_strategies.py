@@ -184,3 +184,16 @@ def test_bibench_baseline_asks_for_exactly_two(env: AgentEnv) -> None:
     assert "not valid JSON for the schema" in answer.error
     schema = json.loads(provider.requests[0].schema or "{}")
     assert schema["properties"]["questions"]["minItems"] == schema["properties"]["questions"]["maxItems"] == 2
+
+
+def test_replies_the_schema_rejected_are_counted_on_the_answer(env: AgentEnv) -> None:
+    good = json.dumps({"thought": "done", "action": "answer", "answer": "400 sales."})
+    model, provider = mock("not json at all", good)
+    answer = ask("iterative", env, model)
+    assert answer.text == "400 sales." and len(provider.requests) == 2
+    assert answer.usage.calls == 2 == model.usage.calls
+    assert answer.usage.completion_tokens == model.usage.completion_tokens > 0
+    # still invalid after asking again: both calls are counted and the answer says where it failed
+    model, provider = mock("nope", "still nope", "Consolidated.")
+    answer = ask("iterative", env, model, step_limit=1)
+    assert answer.usage.calls == model.usage.calls == len(provider.requests)

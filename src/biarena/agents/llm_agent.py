@@ -7,7 +7,7 @@ from typing import Any
 from biarena.agents.prompting import prompt_hash, render, result_text, text_hash
 from biarena.agents.system import AgentEnv, run_step
 from biarena.db import describe_schema
-from biarena.llm import Completion, Message, Model, ModelError
+from biarena.llm import Completion, Message, Model, ModelError, StructuredOutputError
 from biarena.records import Answer, Question, Step, SystemSpec, Usage
 
 
@@ -100,8 +100,14 @@ class LLMAgent:
         """One model call at `stage` (named in the answer if it fails), counted on this answer."""
         tally.stage = stage
         kwargs.setdefault("max_tokens", self.max_tokens)
-        completion = self.model.chat(messages, **kwargs)
-        tally.add(completion, self.model.cost(completion) if self.model.prices else None)
+        try:
+            completion = self.model.chat(messages, **kwargs)
+        except StructuredOutputError as error:
+            for spent in error.completions:  # replies the schema rejected were still paid for
+                tally.add(spent, self.model.cost(spent) if self.model.prices else None)
+            raise
+        for spent in (*completion.earlier, completion):
+            tally.add(spent, self.model.cost(spent) if self.model.prices else None)
         return completion
 
     def answer(self, question: Question, env: AgentEnv) -> Answer:

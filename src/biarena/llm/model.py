@@ -205,16 +205,19 @@ class Model:
         if schema is None:
             return completion
         replies: list[str] = []
+        earlier: list[Completion] = []
         problem = ""
         for attempt in range(json_attempts):
             try:
                 completion.parsed = parse_reply(completion.text, schema, cut_off=completion.finish_reason == "length")
                 completion.rejected = tuple(replies)
+                completion.earlier = tuple(earlier)
                 return completion
             except ValueError as error:
                 problem = str(error)
                 replies.append(completion.text)
                 if attempt + 1 < json_attempts:
+                    earlier.append(completion)
                     request = repair_request(request, completion.text, problem)
                     completion = self.complete(request)
         preview = " ".join(completion.text.split())[:200]
@@ -224,4 +227,5 @@ class Model:
             raw=completion.text,
             problem=problem,
             replies=tuple(replies),
+            completions=(*earlier, completion),
         )

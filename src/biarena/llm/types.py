@@ -68,6 +68,8 @@ class Completion:
     """The structured-output level the reply was asked for with, when a schema was given."""
     rejected: tuple[str, ...] = ()
     """Earlier replies to the same ask that the schema rejected (each was asked again with what was wrong)."""
+    earlier: tuple["Completion", ...] = ()
+    """The completions of those rejected replies, so their calls and tokens are counted too."""
 
 
 class ModelError(Exception):
@@ -90,9 +92,19 @@ class InvalidRequestError(ModelError):
 class StructuredOutputError(ModelError):
     """The model's reply is not JSON that the schema accepts, even when asked again; `.raw` is the last reply."""
 
-    def __init__(self, message: str, *, raw: str, problem: str, replies: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        raw: str,
+        problem: str,
+        replies: tuple[str, ...] = (),
+        completions: tuple[Completion, ...] = (),
+    ) -> None:
         super().__init__(message)
         self.raw = raw
         self.problem = problem
         self.replies = replies or (raw,)
         """Every reply that was rejected, in order."""
+        self.completions = completions
+        """The completions of those replies, so their calls and tokens are counted."""

@@ -70,3 +70,19 @@ def create_database(base_url: str, name: str) -> str:
         conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
     engine.dispose()
     return f"{base_url}/{name}"
+
+
+def create_read_only_role(base_url: str, database: str, role: str = "analyst") -> str:
+    """Create a login role that may only read `database`'s tables (the role README advises); return its URL."""
+    import sqlalchemy as sa
+
+    admin = sa.create_engine(f"{base_url}/{database}", isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        exists = conn.exec_driver_sql(f"SELECT 1 FROM pg_roles WHERE rolname = '{role}'").first()
+        if exists is None:
+            conn.exec_driver_sql(f'CREATE ROLE "{role}" LOGIN')
+        conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO "{role}"')
+        conn.exec_driver_sql(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+        conn.exec_driver_sql(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{role}"')
+    admin.dispose()
+    return f"{base_url.replace('://postgres@', f'://{role}@', 1)}/{database}"

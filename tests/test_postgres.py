@@ -1,4 +1,4 @@
-"""The same benchmark on a real PostgreSQL server gets the same scores as on SQLite."""
+"""The same benchmark on a real PostgreSQL server gets the same scores as on SQLite, and the sandbox holds there."""
 
 import os
 from collections.abc import Iterator
@@ -7,9 +7,13 @@ from pathlib import Path
 import pytest
 
 from biarena.benchmarks import load_benchmark
-from biarena.db import SqlRejected, SqlTimeout, copy_database, open_database
+from biarena.db import SqlError, SqlRejected, SqlTimeout, copy_database, open_database
+from biarena.errors import UsageError
 from biarena.runner import RunStore
-from tests.postgres_server import create_database, postgres_bin, postgres_server
+from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
+from tests.test_cli import assert_user_error
+
+SECRET = "biarena-postgres-secret"
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +27,24 @@ def postgres() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def sandbox_urls(postgres: str, sales_db_template: Path) -> tuple[str, str]:
+    """A copy of the sales database on the server: (superuser URL, read-only role URL)."""
+    url = create_database(postgres, "sandbox")
+    copy_database(sales_db_template, url)
+    return url, create_read_only_role(postgres, "sandbox")
+
+
+@pytest.fixture(scope="module")
+def secret_file() -> Iterator[Path]:
+    """A file the server's own user can read (as a real /etc/passwd would be)."""
+    path = Path("/tmp") / f"biarena-pg-secret-{os.getpid()}.txt"
+    path.write_text(SECRET + "\n", encoding="utf-8")
+    path.chmod(0o644)
+    yield path
+    path.unlink(missing_ok=True)
+
+
 def _scores(run: Path) -> dict[tuple[str, str], float | None]:
     with RunStore(run) as store:
         return {(s.question_id, s.name): s.value for s in store.scores()}
@@ -34,7 +56,8 @@ def test_bis_synth_gold_on_postgres_scores_as_on_sqlite(postgres: str, bis_synth
     urls = {name: create_database(postgres, name) for name in ("ads", "ops")}
     loaded = biarena("load", bis_synth_dir, *(f"--db-url={n}={u}" for n, u in urls.items()))
     assert loaded.returncode == 0, loaded.stderr
-    server_args = [f"--db-url={n}={u}" for n, u in urls.items()]
+    readers = {name: create_read_only_role(postgres, name) for name in urls}
+    server_args = [f"--db-url={n}={u}" for n, u in readers.items()]
     lite, pg = tmp_path / "sqlite.run", tmp_path / "pg.run"
     for run, extra in ((lite, []), (pg, server_args)):
         result = biarena("run", bis_synth_dir, "--system", "gold", "-o", run, *extra)
@@ -52,25 +75,109 @@ def test_bis_synth_gold_on_postgres_scores_as_on_sqlite(postgres: str, bis_synth
     # the answers ran PostgreSQL SQL: transpiled from the SQLite gold, the clock resolved to literals
     final = {a.question_id: a.final_sql or "" for a in answers}
     assert "NULLS FIRST" in final["ads/trend/000/en"] and "'now'" not in final["ads/trend/000/en"]
+    # as the superuser that loaded the data, the run is refused unless asked for
+    superuser_args = [f"--db-url={n}={u}" for n, u in urls.items()]
+    refused = biarena("run", bis_synth_dir, "--system", "gold", "-o", tmp_path / "su.run", "--limit=1", *superuser_args)
+    assert_user_error(refused, "superuser")
+    allowed = biarena("run", bis_synth_dir, "--system", "gold", "-o", tmp_path / "su.run", "--limit=1",
+                      "--allow-superuser", *superuser_args)
+    assert allowed.returncode == 0, allowed.stderr
 
 
-def test_postgres_sandbox(postgres: str, sales_db: Path) -> None:
-    url = create_database(postgres, "sandbox")
-    copy_database(sales_db, url)
-    db = open_database(url, timeout=0.5)
+def test_postgres_sandbox(sandbox_urls: tuple[str, str]) -> None:
+    _, reader = sandbox_urls
+    db = open_database(reader, timeout=0.5)
     assert db.dialect == "postgres"
     assert db.execute("SELECT count(*) FROM sales").rows == [(400,)]
     for sql in ("DELETE FROM sales", "SELECT 1; DROP TABLE sales", "SELECT pg_sleep(5)", "CREATE TABLE x (a int)"):
         with pytest.raises(SqlRejected):
             db.execute(sql)
     # the read-only transaction refuses a write even past the parser check
-    with pytest.raises((SqlRejected,)):
+    with pytest.raises(SqlRejected):
         db._run("DELETE FROM sales", 5, 10)
     with pytest.raises(SqlTimeout):
         db.execute("SELECT count(*) FROM big a, big b, big c")
     assert db.execute("SELECT count(*) FROM sales").rows == [(400,)]
     result = db.execute("SELECT sale_id FROM sales ORDER BY sale_id", max_rows=10)
     assert result.row_count == 10 and result.truncated
+    db.close()
+    unlimited = open_database(reader, timeout=float("inf"))
+    assert unlimited.execute("SELECT count(*) FROM big").rows == [(3000,)]
+    unlimited.close()
+
+
+def test_superuser_is_refused_unless_allowed(sandbox_urls: tuple[str, str]) -> None:
+    superuser, _ = sandbox_urls
+    with pytest.raises(UsageError, match=r"superuser.*read-only role"):
+        open_database(superuser)
+    db = open_database(superuser, allow_superuser=True)
+    assert db.execute("SELECT count(*) FROM city").rows == [(5,)]
+    db.close()
+
+
+# Server functions that read files, signal or reconfigure the server: none may run, however they are spelled.
+SERVER_FUNCTIONS = [
+    "pg_read_file('{path}')",
+    "pg_read_binary_file('{path}')",
+    "pg_ls_dir('/')",
+    "lo_import('{path}')",
+    "pg_cancel_backend(pg_backend_pid())",
+    "pg_terminate_backend(12345)",
+    "pg_reload_conf()",
+    "pg_switch_wal()",
+    "pg_create_restore_point('x')",
+    "current_setting('data_directory')",
+    "set_config('statement_timeout', '0', false)",
+    "pg_stat_file('{path}')",
+    "query_to_xml('select 1', true, true, '')",
+]
+
+
+def _spellings(call: str) -> list[str]:
+    name, rest = call.split("(", 1)
+    return [
+        f"SELECT {name}({rest}",
+        f'SELECT "{name}"({rest}',
+        f"SELECT {name.upper()}({rest}",
+        f"SELECT pg_catalog.{name}({rest}",
+        f'SELECT "pg_catalog"."{name}"({rest}',
+        f"SELECT PG_CATALOG.{name.upper()}({rest}",
+        f'SELECT * FROM "{name}"({rest} AS f',
+        f"SELECT * FROM pg_catalog.{name}({rest} AS f",
+        f'SELECT (SELECT "{name}"({rest}) AS x',
+        f'WITH c AS (SELECT "{name}"({rest} AS x) SELECT * FROM c',
+    ]
+
+
+HOSTILE = [sql for call in SERVER_FUNCTIONS for sql in _spellings(call)]
+
+
+def test_hostile_corpus_is_refused_on_postgres(sandbox_urls: tuple[str, str], secret_file: Path) -> None:
+    superuser, reader = sandbox_urls
+    # even a superuser connection (when allowed) gets nothing past the parser check
+    for url, allow in ((reader, False), (superuser, True)):
+        db = open_database(url, allow_superuser=allow)
+        for template in HOSTILE:
+            with pytest.raises(SqlRejected) as caught:
+                db.execute(template.format(path=secret_file))
+            assert SECRET not in str(caught.value)
+        assert db.execute("SELECT count(*) FROM sales").rows == [(400,)]
+        db.close()
+
+
+def test_read_only_role_keeps_the_file_unread_without_the_parser(
+    sandbox_urls: tuple[str, str], secret_file: Path
+) -> None:
+    _, reader = sandbox_urls
+    db = open_database(reader)
+    for call in SERVER_FUNCTIONS[:4] + SERVER_FUNCTIONS[6:10]:
+        sql = "SELECT " + call.format(path=secret_file)
+        try:
+            _, rows, _ = db._run(sql, 5, 10)
+        except (SqlRejected, SqlError) as problem:
+            assert SECRET not in str(problem)
+        else:
+            assert SECRET not in repr(rows), sql
     db.close()
 
 

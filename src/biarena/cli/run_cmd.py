@@ -9,12 +9,26 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from biarena.agents import MODEL_AGENTS, System, make_system
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
-from biarena.cli.options import DB_URL, TIMEOUT, db_overrides
+from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, db_overrides, flag, sandbox_limits
 from biarena.db import DatabasePool
 from biarena.errors import UsageError
 from biarena.llm import DEFAULT_MODEL, get_model
+from biarena.llm.prices import load_prices, prices_for
 from biarena.records import Benchmark, Question
-from biarena.runner import RunProgress, RunStore, RunSummary, make_spec, open_run, run_benchmark, select_questions
+from biarena.runner import (
+    RunProgress,
+    RunStore,
+    RunSummary,
+    benchmark_fingerprint,
+    make_spec,
+    open_run,
+    run_benchmark,
+    select_questions,
+)
+
+_SHOWN_ERRORS = 3
+_REPLAYS = frozenset({"gold", "predictions"})
+"""Systems that replay fixed SQL: asking them again gives the same answer."""
 
 
 def build_system(
@@ -23,14 +37,23 @@ def build_system(
     model: str | None = None,
     no_cache: bool = False,
     concurrency: int = 1,
+    prices: Path | None = None,
+    structured: str | None = None,
     **options: Any,
 ) -> System:
-    """Make the named system, with a model for the agents that need one."""
+    """Make the named system, with a model for the agents that need one (priced from the `prices` table file)."""
     given = {k: v for k, v in options.items() if v is not None}
     if name in MODEL_AGENTS:
-        given["model"] = get_model(model or DEFAULT_MODEL, use_cache=not no_cache, concurrency=max(1, concurrency))
-    elif model is not None:
-        raise UsageError(f"system '{name}' does not use a model (--model)")
+        built = get_model(
+            model or DEFAULT_MODEL, use_cache=not no_cache, concurrency=max(1, concurrency), structured=structured
+        )
+        if prices is not None:
+            built.prices = prices_for(load_prices(prices), model or DEFAULT_MODEL, built.spec, source=str(prices))
+        given["model"] = built
+    elif model is not None or prices is not None:
+        raise UsageError(f"system '{name}' does not use a model ({'--model' if model is not None else '--prices'})")
+    elif structured is not None:
+        raise UsageError(f"system '{name}' does not use a model (--structured)")
     return make_system(name, **given)
 
 
@@ -45,27 +68,79 @@ def run(
     system: str | None = typer.Option(None, "--system", help="Same as --agent."),
     model: str | None = typer.Option(None, "--model", help="local (default), local:/path.gguf, openai:MODEL[@URL]."),
     out: Path = typer.Option(..., "-o", "--out", help="Run file to write (resumed when it exists)."),
-    predictions: Path | None = typer.Option(None, "--predictions", help="JSONL of {question_id, sql} (predictions)."),
+    predictions: Path | None = typer.Option(
+        None, "--predictions", help="JSONL of {question_id, sql} (predictions); `predicted_sql` or `query` also do."
+    ),
     url: str | None = typer.Option(None, "--url", help="Endpoint of the http system."),
     command: str | None = typer.Option(None, "--command", help="Command of the command system."),
     function: str | None = typer.Option(None, "--function", help="module:function of the python system."),
     max_queries: int | None = typer.Option(
-        None, "--max-queries", min=1, help="Queries the sequential agent may write."
+        None,
+        "--max-queries",
+        min=1,
+        help="Queries the sequential agent may write; for http, command and python systems, the most queries run "
+        "per reply (default 20).",
+    ),
+    system_timeout: float | None = typer.Option(
+        None,
+        "--system-timeout",
+        min=0.001,
+        help="Seconds an http or command system may take per question, all in all (default 300).",
+    ),
+    max_reply_bytes: int | None = typer.Option(
+        None, "--max-reply-bytes", min=1, help="Largest reply read from an http or command system (default 16 MiB)."
+    ),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", min=1, help="Token budget of an agent's reply (sequential: grows with --max-queries)."
+    ),
+    answer_words: int | None = typer.Option(
+        None, "--answer-words", min=1, help="Words in the sequential agent's answer (default 400; 100 when short)."
+    ),
+    short_answer: bool = flag("--short-answer", "The sequential agent writes a short BIS-style answer."),
+    step_limit: int | None = typer.Option(
+        None, "--step-limit", min=1, help="Queries the iterative agent may run before it must answer (default 5)."
+    ),
+    sample_rows: int | None = typer.Option(
+        None, "--sample-rows", min=0, help="Sample rows per table in the schema an agent is shown (default 2)."
+    ),
+    context_tokens: int | None = typer.Option(
+        None, "--context-tokens", min=1, help="Context the no_interaction agent fits the records in (default 6000)."
+    ),
+    prices: Path | None = typer.Option(
+        None, "--prices", help="YAML or JSON: model -> {prompt, completion} price per million tokens (usage cost)."
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
     per_category: int | None = typer.Option(None, "--per-category", min=1, help="A stratified sample: N per category."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Questions answered at once."),
     max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use cached model replies."),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+    structured: str | None = typer.Option(
+        None,
+        "--structured",
+        help="How JSON replies are asked for: json_schema, json_object (schema in the prompt) or prompt (plain text). "
+        "Default: json_schema, stepping down per server when it rejects that.",
+    ),
+    label: str | None = typer.Option(
+        None, "--label", help="How reports name this run (default: the run file's name and the system's options)."
+    ),
+    retry_errors: bool = flag("--retry-errors", "Ask again the questions the run holds no answer for (errors)."),
+    force: bool = flag("--force", "Start the run file over when it holds a different run (its answers are deleted)."),
     db_url: list[str] | None = DB_URL,
     timeout: float = TIMEOUT,
+    sandbox: list[str] | None = SANDBOX,
+    allow_superuser: bool = ALLOW_SUPERUSER,
 ) -> None:
-    """Run a system over a benchmark; a killed run resumes where it stopped."""
+    """Run a system over a benchmark; a killed run resumes where it stopped, and a wider selection grows it.
+
+    Exit code 0 when at least one answer succeeded (its SQL ran), 1 when none did, 2 for bad input.
+    """
     name = agent or system
     if name is None:
         raise UsageError("name the system to run: --agent NAME (e.g. text2sql, sequential, gold)")
     if agent and system and agent != system:
         raise UsageError("--agent and --system name the same thing; give one")
+    if label is not None and not label.strip():
+        raise UsageError("--label must not be empty")
     benchmark = resolve_benchmark(benchmark_arg)
     options = {
         "predictions": predictions,
@@ -73,13 +148,24 @@ def run(
         "command": command,
         "function": function,
         "max_queries": max_queries,
+        "system_timeout": system_timeout,
+        "max_reply_bytes": max_reply_bytes,
+        "max_tokens": max_tokens,
+        "answer_words": answer_words,
+        "short_answer": short_answer or None,
+        "step_limit": step_limit,
+        "sample_rows": sample_rows,
+        "context_tokens": context_tokens,
     }
-    chosen = build_system(name, model=model, no_cache=no_cache, concurrency=concurrency, **options)
+    chosen = build_system(
+        name, model=model, no_cache=no_cache, concurrency=concurrency, prices=prices, structured=structured, **options
+    )
     questions = select_questions(benchmark, limit, per_category)
     overrides = db_overrides(db_url, benchmark)
-    pool = DatabasePool(benchmark, overrides=overrides, timeout=timeout)
+    limits = sandbox_limits(sandbox, timeout)
+    pool = DatabasePool(benchmark, overrides=overrides, limits=limits, allow_superuser=allow_superuser)
     try:
-        execute_run(
+        summary = execute_run(
             benchmark_arg,
             benchmark,
             chosen,
@@ -89,9 +175,17 @@ def run(
             overrides,
             concurrency=concurrency,
             max_calls=max_calls,
+            label=label,
+            force=force,
+            retry_errors=retry_errors,
         )
+    except KeyboardInterrupt:
+        _say(f"interrupted: the answers recorded so far are kept; run the same command again to resume {out}")
+        raise typer.Exit(130) from None
     finally:
         pool.close()
+    if summary.counts.ran == 0:
+        raise typer.Exit(1)
 
 
 def execute_run(
@@ -105,44 +199,78 @@ def execute_run(
     *,
     concurrency: int = 1,
     max_calls: int | None = None,
+    label: str | None = None,
+    force: bool = False,
+    retry_errors: bool = False,
 ) -> RunSummary:
-    """Open (or resume) the run file and answer its questions with a progress bar."""
+    """Open (start, resume or grow) the run file, answer its questions with a progress display, and summarize."""
     pool.open_all()
     location = str(Path(benchmark_arg).resolve()) if Path(benchmark_arg).is_dir() else benchmark_arg
-    spec = make_spec(location, benchmark, chosen, questions, {"db_urls": overrides} if overrides else None)
+    fingerprint = benchmark_fingerprint(benchmark, pool, questions)
+    spec = make_spec(
+        location,
+        benchmark,
+        chosen,
+        questions,
+        {"db_urls": overrides} if overrides else None,
+        label=label,
+        fingerprint=fingerprint,
+    )
     unknown = getattr(chosen, "unknown_ids", None)
     if unknown is not None and (ids := unknown({q.id for q in benchmark.questions})):
-        err.print(f"warning: {len(ids)} predictions name no question of '{benchmark.name}' (e.g. {ids[0]})")
+        known = len(getattr(chosen, "predictions", ids))
+        what = f"none of the {known} predictions names" if len(ids) == known else f"{len(ids)} predictions name no"
+        _say(f"warning: {what} a question of '{benchmark.name}' (e.g. {_clip(ids[0], 80)!r})")
     with RunStore(out, create=True) as store:
-        open_run(store, spec, questions)
-        answered = len(store.answered_ids() & {q.id for q in questions})
+        opening = open_run(store, spec, questions, force=force, order=[q.id for q in benchmark.questions])
+        selected = {q.id for q in questions}
+        answered = len(store.answered_ids() & selected)
+        if opening.restarted:
+            _say(f"--force: {out} started over")
+        if opening.added and not opening.started:
+            _say(f"growing {out} by {opening.added} questions")
         if answered:
-            err.print(f"resuming {out}: {answered} of {len(questions)} questions already answered")
-        err.print(f"running '{chosen.name}' on {benchmark.name} ({len(questions)} questions) into {out}")
+            _say(f"resuming {out}: {answered} of {len(questions)} questions already answered")
+        _say(f"running '{chosen.name}' on {benchmark.name} ({len(questions)} questions) into {out}")
         with Progress(
-            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.description}", markup=False, style="bold"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn(
-                "ok {task.fields[ok]} · errors {task.fields[errors]} · calls {task.fields[calls]} · "
-                "tokens {task.fields[tokens]}"
+                "ran {task.fields[ran]} · SQL failed {task.fields[sql_failed]} · no answer {task.fields[no_answer]} · "
+                "calls {task.fields[calls]} · tokens {task.fields[tokens]}",
+                markup=False,
             ),
             TimeRemainingColumn(),
             console=err,
             disable=not err.is_terminal,
         ) as bar:
             task = bar.add_task(
-                chosen.name, total=len(questions), completed=answered, ok=answered, errors=0, calls=0, tokens=0
+                chosen.name,
+                total=len(questions),
+                completed=answered,
+                ran=0,
+                sql_failed=0,
+                no_answer=0,
+                calls=0,
+                tokens=0,
             )
 
             def progress(p: RunProgress) -> None:
                 tokens = p.usage.prompt_tokens + p.usage.completion_tokens
-                bar.update(task, completed=p.done, ok=p.ok, errors=p.errors, calls=p.usage.calls, tokens=tokens)
-                if not err.is_terminal and p.answer is not None:
-                    err.print(
-                        f"  [{p.done}/{p.total}] {p.answer.question_id}: {p.answer.status}"
-                        f" ({p.usage.calls} calls so far)"
-                    )
+                bar.update(
+                    task,
+                    completed=p.done,
+                    ran=p.counts.ran,
+                    sql_failed=p.counts.sql_failed,
+                    no_answer=p.counts.no_answer,
+                    calls=p.usage.calls,
+                    tokens=tokens,
+                )
+                if not err.is_terminal and p.answer is not None and p.outcome is not None:
+                    said = p.outcome.label + (f": {_first_line(p.outcome.error)}" if p.outcome.error else "")
+                    calls = f" ({p.usage.calls} calls so far)" if p.usage.calls or p.usage.cache_hits else ""
+                    _say(f"  [{p.done}/{p.total}] {p.answer.question_id}: {said}{calls}")
 
             summary = run_benchmark(
                 benchmark,
@@ -152,13 +280,55 @@ def execute_run(
                 questions,
                 concurrency=concurrency,
                 max_calls=max_calls,
+                retry_errors=retry_errors,
                 on_progress=progress,
             )
-    usage = summary.usage
-    err.print(
-        f"done: {summary.answered_now} answered now, {summary.already_answered} before, {summary.errors} with errors; "
-        f"{usage.calls} model calls ({usage.cache_hits} cached), {usage.prompt_tokens + usage.completion_tokens} tokens"
-    )
-    if summary.stopped_by_budget:
-        err.print(f"stopped at the --max-calls budget; run the same command again to continue {out}")
+    _print_summary(summary, out, hint_retry=not retry_errors and chosen.name not in _REPLAYS)
     return summary
+
+
+def _print_summary(summary: RunSummary, out: Path, hint_retry: bool) -> None:
+    usage, counts = summary.usage, summary.counts
+    retried = f" ({summary.retried} asked again)" if summary.retried else ""
+    unanswered = f", {summary.unanswered} not run yet" if summary.unanswered > 0 else ""
+    _say(
+        f"done: {summary.answered_now} answered now{retried}, {summary.already_answered} before; "
+        f"{counts.ran} ran, {counts.sql_failed} SQL failed, {counts.no_answer} no answer{unanswered}"
+        + (
+            f"; {usage.calls} model calls ({usage.cache_hits} cached), "
+            f"{usage.prompt_tokens + usage.completion_tokens} tokens"
+            if usage.calls or usage.cache_hits
+            else ""
+        )
+    )
+    if counts.errors:
+        _say("most common errors:")
+        for error, count in counts.errors.most_common(_SHOWN_ERRORS):
+            _say(f"  {count} × {error}")
+        if len(counts.errors) > _SHOWN_ERRORS:
+            others = len(counts.errors) - _SHOWN_ERRORS
+            _say(f"  … and {others} other error{'s' if others > 1 else ''} (see them with: biarena export {out})")
+    if summary.stopped_by_budget:
+        _say(f"stopped at the --max-calls budget; run the same command again to continue {out}")
+    if counts.no_answer and hint_retry:
+        many = counts.no_answer > 1
+        _say(
+            f"{counts.no_answer} question{'s have' if many else ' has'} no answer: "
+            f"run the same command with --retry-errors to ask {'them' if many else 'it'} again"
+        )
+    if counts.ran == 0:
+        _say(f"no answer succeeded: none of the {summary.total} questions was answered with SQL that ran")
+
+
+def _say(text: str) -> None:
+    """Print a message line as it is (names and errors may hold `[` and `]`, which are not markup here)."""
+    err.print(text, markup=False, highlight=False)
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return _clip(lines[0] if lines else text, 200)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -67,6 +67,8 @@ def score(
             summary = score_run(store, context, scorers, rescore=rescore)
         finally:
             pool.close()
+    if summary.failed:
+        err.print(f"warning: {summary.failed} scorer calls failed on an answer; those scores are 0 with the error")
     err.print(
         f"done: {summary.scored_now} answers scored now, {summary.skipped} already scored; "
         f"next: biarena show {run_path}",

@@ -32,6 +32,29 @@ def _empty_time_call(node: exp.Expression) -> bool:
     )
 
 
+_CLOCK_NODES: tuple[type, ...] = tuple(
+    getattr(exp, name)
+    for name in ("CurrentDate", "CurrentTime", "CurrentTimestamp", "CurrentDatetime", "Localtimestamp")
+    if hasattr(exp, name)
+)
+
+
+def _empty_call_classes() -> tuple[type, ...]:
+    found = []
+    for value in vars(exp).values():
+        if isinstance(value, type) and issubclass(value, exp.Func) and not issubclass(value, exp.Anonymous):
+            try:
+                if value.sql_name().lower() in _SQLITE_NOW_WHEN_EMPTY:
+                    found.append(value)
+            except Exception:  # abstract classes have no SQL name
+                continue
+    return tuple(found)
+
+
+# Node classes that can read the clock: the tree's own search (compiled) skips every other node.
+_CANDIDATES: tuple[type, ...] = (*_CLOCK_NODES, exp.Anonymous, exp.Literal, *_empty_call_classes())
+
+
 def _literal(now: datetime, kind: str, dialect: str) -> exp.Expression:
     text = {
         "timestamp": now.strftime("%Y-%m-%d %H:%M:%S"),
@@ -43,45 +66,54 @@ def _literal(now: datetime, kind: str, dialect: str) -> exp.Expression:
     return exp.cast(exp.Literal.string(text), kind.upper())
 
 
-def anchor_clock(tree: exp.Expression, now: datetime, dialect: str) -> tuple[exp.Expression, bool]:
-    """Return `tree` with every reference to the current time replaced by `now`, and whether any was."""
-    changed = False
+def _anchored(node: exp.Expression, now: datetime, dialect: str) -> exp.Expression | None:
+    """What replaces `node` when the clock reads `now`, or None when it does not read the clock."""
+    if isinstance(node, exp.CurrentDate):
+        return _literal(now, "date", dialect)
+    if isinstance(node, exp.CurrentTime):
+        return _literal(now, "time", dialect)
+    if isinstance(node, _CLOCK_NODES):
+        return _literal(now, "timestamp", dialect)
+    if dialect == "sqlite" and _empty_time_call(node):
+        return exp.Anonymous(this=node.sql_name().upper(), expressions=[_literal(now, "timestamp", dialect)])
+    if isinstance(node, exp.Anonymous):
+        name = str(node.name).lower()
+        if name in _NOW_FUNCTIONS and not node.expressions:
+            return _literal(now, "timestamp", dialect)
+        if name in _TODAY_FUNCTIONS and not node.expressions:
+            return _literal(now, "date", dialect)
+        if dialect == "sqlite" and name in _SQLITE_NOW_WHEN_EMPTY and not node.expressions:
+            return exp.Anonymous(this=name.upper(), expressions=[_literal(now, "timestamp", dialect)])
+        return None
+    if (
+        isinstance(node, exp.Literal)
+        and node.is_string
+        and node.this.strip().lower() == "now"
+        and isinstance(node.parent, exp.Func)
+    ):
+        return exp.Literal.string(now.strftime("%Y-%m-%d %H:%M:%S"))
+    return None
 
-    def replace(node: exp.Expression) -> exp.Expression:
-        nonlocal changed
-        new: exp.Expression | None = None
-        if isinstance(node, exp.CurrentDate):
-            new = _literal(now, "date", dialect)
-        elif isinstance(node, exp.CurrentTime):
-            new = _literal(now, "time", dialect)
-        elif isinstance(node, exp.CurrentTimestamp | exp.CurrentDatetime) or (
-            hasattr(exp, "Localtimestamp") and isinstance(node, exp.Localtimestamp)
-        ):
-            new = _literal(now, "timestamp", dialect)
-        elif dialect == "sqlite" and _empty_time_call(node):
-            new = exp.Anonymous(this=node.sql_name().upper(), expressions=[_literal(now, "timestamp", dialect)])
-        elif isinstance(node, exp.Anonymous):
-            name = str(node.this).lower()
-            if name in _NOW_FUNCTIONS and not node.expressions:
-                new = _literal(now, "timestamp", dialect)
-            elif name in _TODAY_FUNCTIONS and not node.expressions:
-                new = _literal(now, "date", dialect)
-            elif dialect == "sqlite" and name in _SQLITE_NOW_WHEN_EMPTY and not node.expressions:
-                new = exp.Anonymous(this=name.upper(), expressions=[_literal(now, "timestamp", dialect)])
-        elif (
-            isinstance(node, exp.Literal)
-            and node.is_string
-            and node.this.strip().lower() == "now"
-            and isinstance(node.parent, exp.Func)
-        ):
-            new = exp.Literal.string(now.strftime("%Y-%m-%d %H:%M:%S"))
-        if new is not None:
-            changed = True
-            return new
-        return node
 
-    result = tree.copy().transform(replace)
-    return result, changed
+def anchor_clock(
+    tree: exp.Expression, now: datetime, dialect: str, *, copy: bool = True
+) -> tuple[exp.Expression, bool]:
+    """Return `tree` with every reference to the current time replaced by `now`, and whether any was.
+
+    A query that does not read the clock comes back as is; one that does is rewritten in a copy, or in
+    place with `copy=False` (for a tree the caller owns).
+    """
+    if copy and not any(_anchored(node, now, dialect) is not None for node in tree.find_all(*_CANDIDATES)):
+        return tree, False
+    if copy:
+        return anchor_clock(tree.copy(), now, dialect, copy=False)
+    found = [(node, new) for node in tree.find_all(*_CANDIDATES) if (new := _anchored(node, now, dialect)) is not None]
+    for node, new in found:
+        if node is tree:
+            tree = new
+        else:
+            node.replace(new)
+    return tree, bool(found)
 
 
 _SQLITE_TIME_FUNCTIONS = frozenset({"date", "datetime", "time", "julianday", "unixepoch", "strftime", "timediff"})
@@ -115,6 +147,6 @@ def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
         return exp.Literal.string(value) if isinstance(value, str) else exp.Literal.number(value)
 
     try:
-        return tree.copy().transform(fold)
+        return tree.transform(fold)
     finally:
         conn.close()

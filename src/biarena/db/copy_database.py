@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from biarena.db.server_database import safe_url
 from biarena.errors import NotFoundError, UsageError
 
 _BATCH = 5000
@@ -15,11 +16,11 @@ def copy_database(source: str | Path, url: str, *, replace: bool = False) -> dic
     path = Path(source)
     if not path.is_file():
         raise NotFoundError(f"database file not found: {path}")
-    reader = sa.create_engine(f"sqlite:///file:{path.resolve()}?mode=ro&uri=true")
     try:
         writer = sa.create_engine(url)
-    except (sa.exc.ArgumentError, ImportError) as error:
-        raise UsageError(f"cannot use database URL: {error}") from None
+    except (sa.exc.ArgumentError, ImportError, ValueError) as error:
+        raise UsageError(f"cannot use database URL {safe_url(url)}: {error}") from None
+    reader = sa.create_engine(f"sqlite:///file:{path.resolve()}?mode=ro&uri=true")
     copied: dict[str, int] = {}
     try:
         source_meta = sa.MetaData()
@@ -46,9 +47,8 @@ def copy_database(source: str | Path, url: str, *, replace: bool = False) -> dic
                         count += len(batch)
                 copied[table.name] = count
     except SQLAlchemyError as error:
-        raise UsageError(
-            f"copy to {sa.engine.make_url(url).render_as_string(hide_password=True)} failed: {error.__cause__ or error}"
-        ) from None
+        lines = str(error.__cause__ or error).strip().splitlines()
+        raise UsageError(f"copy to {safe_url(url)} failed: {lines[0] if lines else type(error).__name__}") from None
     finally:
         reader.dispose()
         writer.dispose()

@@ -1,43 +1,96 @@
 """Database: the sandboxed engine interface every backend implements."""
 
+import math
 import threading
 import time
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+
 from biarena.db.clock import anchor_clock, fold_sqlite_time_calls
-from biarena.db.guard import check_read_only
+from biarena.db.errors import SqlRejected, SqlTimeout, SqlTooLarge
+from biarena.db.guard import check_read_only, parse_statements
+from biarena.db.limits import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, LIMIT_FIELDS, SandboxLimits, format_size
 from biarena.db.result import QueryResult
 
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_MAX_ROWS = 100_000
+__all__ = ["DEFAULT_MAX_ROWS", "DEFAULT_TIMEOUT", "Database", "PreparedStatement", "fetch_capped"]
+
+
+@dataclass
+class PreparedStatement:
+    """A checked statement: the text the engine runs and, on demand, its syntax tree in the engine's dialect."""
+
+    text: str
+    dialect: str
+    _tree: exp.Expression | None = None
+
+    @property
+    def tree(self) -> exp.Expression:
+        """`text` parsed in the engine's dialect (kept from the check, or parsed on first use)."""
+        if self._tree is None:
+            self._tree = parse_statements(self.text, self.dialect)[0]
+        return self._tree
 
 
 class Database(ABC):
-    """A read-only database that runs untrusted SQL under a time limit and a row cap."""
+    """A read-only database that runs untrusted SQL within SandboxLimits (time, rows, bytes, memory, temp)."""
 
     dialect: str = "sqlite"
+    engine_checks_functions: bool = False
+    """True when the engine itself refuses writes and functions off the allow-list (SQLite's authorizer)."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS) -> None:
-        self.timeout = timeout
-        self.max_rows = max_rows
+    def __init__(self, limits: SandboxLimits | None = None, **overrides: Any) -> None:
+        unknown = sorted(set(overrides) - set(LIMIT_FIELDS))
+        if unknown:
+            raise TypeError(f"unknown sandbox limits: {', '.join(unknown)}")
+        self.limits = replace(limits or SandboxLimits(), **overrides)
         self._lock = threading.RLock()
+
+    @property
+    def timeout(self) -> float:
+        """Seconds allowed per statement."""
+        return self.limits.timeout
+
+    @property
+    def max_rows(self) -> int:
+        """Rows kept per statement."""
+        return self.limits.max_rows
+
+    def prepare_statement(self, sql: str, dialect: str | None = None, now: datetime | None = None) -> PreparedStatement:
+        """Check `sql`, anchor its clock to `now`, and return what this engine runs, with its tree."""
+        source = dialect or self.dialect
+        limits = self.limits
+        tree = check_read_only(sql, source, max_bytes=limits.max_sql_bytes, max_cell_bytes=limits.max_cell_bytes)
+        try:
+            changed = False
+            if now is not None:
+                # The tree is this call's own parse: rewrite it in place.
+                tree, changed = anchor_clock(tree, now, source, copy=False)
+            if source == "sqlite" and self.dialect != "sqlite":
+                tree = fold_sqlite_time_calls(tree)
+            if source == self.dialect and not changed:
+                return PreparedStatement(sql, self.dialect, tree)
+            # The tree is this call's own: the generator may work on it without a copy.
+            text = Dialect.get_or_raise(self.dialect).generate(tree, copy=False)
+        except RecursionError:
+            raise SqlRejected("the statement nests too deeply to rewrite") from None
+        except SqlglotError as error:
+            raise SqlRejected(f"cannot write it as {self.dialect} SQL: {error}") from None
+        if source == self.dialect and self.engine_checks_functions:
+            # Only the clock changed, in a tree already checked, and the engine holds the same allow-list.
+            return PreparedStatement(text, self.dialect)
+        # The engine runs the rewritten text: check it as that engine's SQL.
+        tree = check_read_only(text, self.dialect, max_cell_bytes=limits.max_cell_bytes)
+        return PreparedStatement(text, self.dialect, tree)
 
     def prepare(self, sql: str, dialect: str | None = None, now: datetime | None = None) -> str:
         """Check `sql`, anchor its clock to `now`, and return the text to run on this engine."""
-        source = dialect or self.dialect
-        tree = check_read_only(sql, source)
-        changed = False
-        if now is not None:
-            tree, changed = anchor_clock(tree, now, source)
-        if source == "sqlite" and self.dialect != "sqlite":
-            tree = fold_sqlite_time_calls(tree)
-        if source != self.dialect or changed:
-            text = tree.sql(dialect=self.dialect)
-            check_read_only(text, self.dialect)
-            return text
-        return sql
+        return self.prepare_statement(sql, dialect, now).text
 
     def execute(
         self,
@@ -47,25 +100,37 @@ class Database(ABC):
         now: datetime | None = None,
         timeout: float | None = None,
         max_rows: int | None = None,
+        prepared: PreparedStatement | None = None,
     ) -> QueryResult:
-        """Run one untrusted read statement; raise SqlRejected, SqlTimeout or SqlError on failure."""
-        text = self.prepare(sql, dialect, now)
-        limit = self.timeout if timeout is None else timeout
-        cap = self.max_rows if max_rows is None else max_rows
+        """Run one untrusted read statement; raise SqlRejected, SqlTimeout or SqlError on failure.
+
+        The time limit covers checking and rewriting the statement as well as running and fetching it;
+        `prepared` (from prepare_statement) skips the check already made.
+        """
+        limit = self.limits.timeout if timeout is None else timeout
+        cap = self.limits.max_rows if max_rows is None else max_rows
         started = time.monotonic()
+        statement = prepared or self.prepare_statement(sql, dialect, now)
+        checking = time.monotonic() - started
+        if checking >= limit:
+            raise SqlTimeout(f"statement interrupted after {limit:g} s (checking it took {checking:.2f} s)")
         with self._lock:
-            columns, rows, truncated = self._run(text, limit, cap)
+            try:
+                columns, rows, truncated_by = self._run(statement.text, limit - checking, cap)
+            except SqlTimeout:
+                raise SqlTimeout(f"statement interrupted after {limit:g} s") from None
         return QueryResult(
             columns=columns,
             rows=rows,
-            truncated=truncated,
+            truncated=truncated_by is not None,
             elapsed=time.monotonic() - started,
-            executed_sql=text,
+            executed_sql=statement.text,
+            truncated_by=truncated_by,
         )
 
     @abstractmethod
-    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], bool]:
-        """Run checked SQL in the engine's sandbox; return columns, rows and the truncated flag."""
+    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
+        """Run checked SQL in the engine's sandbox; return columns, rows and which cap cut them (None if none)."""
 
     @abstractmethod
     def tables(self) -> list[str]:
@@ -94,8 +159,72 @@ class Database(ABC):
         self.close()
 
 
-def fetch_capped(cursor: Any, max_rows: int) -> tuple[list[tuple], bool]:
-    """Fetch at most `max_rows` rows from a DB-API cursor and say whether more were waiting."""
-    rows = [tuple(r) for r in cursor.fetchmany(max_rows + 1)] if max_rows >= 0 else []
-    truncated = len(rows) > max_rows
-    return rows[:max_rows], truncated
+def finite(seconds: float) -> bool:
+    """True when `seconds` is a real time limit (not `inf`)."""
+    return not math.isinf(seconds)
+
+
+def _other_bytes(value: Any, max_cell: float) -> int:
+    if isinstance(value, str | bytes | bytearray | memoryview):
+        return len(value)
+    if isinstance(value, list | tuple | set | frozenset):
+        return 8 + sum(_other_bytes(v, max_cell) for v in value)
+    if isinstance(value, dict):
+        return 8 + sum(_other_bytes(k, max_cell) + _other_bytes(v, max_cell) for k, v in value.items())
+    return 8
+
+
+def _row_bytes(row: tuple, columns: list[str], max_cell: float) -> int:
+    size = 0
+    for index, value in enumerate(row):
+        kind = type(value)
+        if kind is int or kind is float or value is None:
+            size += 8
+            continue
+        n = len(value) if kind is str or kind is bytes else _other_bytes(value, max_cell)
+        if n > max_cell:
+            name = columns[index] if index < len(columns) else f"#{index + 1}"
+            raise SqlTooLarge(
+                f"a value in column '{name}' is {format_size(n)}, over the {format_size(int(max_cell))} per-value limit"
+            )
+        size += n
+    return size
+
+
+def fetch_capped(
+    cursor: Any,
+    max_rows: int,
+    *,
+    max_bytes: int | None = None,
+    max_cell: int | None = None,
+    columns: list[str] | None = None,
+) -> tuple[list[tuple], str | None]:
+    """Fetch at most `max_rows` rows and `max_bytes` of values from a DB-API cursor.
+
+    Returns the rows and which cap cut them ('rows', 'bytes' or None); a value over `max_cell` raises SqlTooLarge.
+    Rows come in batches sized so that one batch stays a small part of the byte cap.
+    """
+    if max_rows < 0:
+        return [], None
+    byte_cap = max_bytes if max_bytes is not None else math.inf
+    cell_cap = max_cell if max_cell is not None else math.inf
+    names = columns or []
+    rows: list[tuple] = []
+    used = 0
+    batch = 16
+    while len(rows) <= max_rows:
+        fetched = cursor.fetchmany(min(batch, max_rows + 1 - len(rows)))
+        if not fetched:
+            break
+        for raw in fetched:
+            row = tuple(raw)
+            size = _row_bytes(row, names, cell_cap)
+            if used + size > byte_cap:
+                return rows[:max_rows], "bytes" if len(rows) <= max_rows else "rows"
+            used += size
+            rows.append(row)
+        average = max(1, used // max(1, len(rows)))
+        batch = int(max(1, min(2048, (byte_cap - used) / average / 8))) if byte_cap != math.inf else 2048
+    if len(rows) > max_rows:
+        return rows[:max_rows], "rows"
+    return rows, None

@@ -1,12 +1,14 @@
-"""DuckDatabase: DuckDB opened read-only with external access off and an interrupt timer."""
+"""DuckDatabase: DuckDB opened read-only with external access off, memory and temp space capped, and a timer."""
 
+import hashlib
 import threading
 from pathlib import Path
 from typing import Any
 
-from biarena.db.database import Database, fetch_capped
-from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
+from biarena.db.database import Database, fetch_capped, finite
+from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.result import QueryResult
+from biarena.db.scratch import scratch_dir
 from biarena.errors import NotFoundError, UsageError
 
 
@@ -19,28 +21,42 @@ def _duckdb() -> Any:
 
 
 class DuckDatabase(Database):
-    """A DuckDB file, read-only, with file and network access disabled."""
+    """A DuckDB file, read-only, with file and network access disabled, memory and temp space capped.
+
+    Its temporary files go to the process's scratch area (never beside the benchmark's file).
+    """
 
     dialect = "duckdb"
 
-    def __init__(self, path: str | Path, **limits: float) -> None:
-        super().__init__(**limits)  # type: ignore[arg-type]
+    def __init__(self, path: str | Path, **limits: Any) -> None:
+        super().__init__(**limits)
         duckdb = _duckdb()
         self.path = Path(path)
         if not self.path.is_file():
             raise NotFoundError(f"database file not found: {self.path}")
+        # One directory per file: DuckDB shares one instance per file in a process, so its settings must agree.
+        digest = hashlib.sha256(str(self.path.resolve()).encode()).hexdigest()[:16]
+        self.temp_directory = scratch_dir(f"duckdb-{digest}")
+        config = {
+            "enable_external_access": False,
+            "memory_limit": f"{self.limits.max_memory_bytes}B",
+            "temp_directory": str(self.temp_directory),
+            "max_temp_directory_size": f"{self.limits.max_temp_bytes}B",
+            "lock_configuration": True,
+        }
         try:
-            self._conn = duckdb.connect(
-                str(self.path),
-                read_only=True,
-                config={"enable_external_access": False, "lock_configuration": True},
-            )
+            self._conn = duckdb.connect(str(self.path), read_only=True, config=config)
         except duckdb.Error as error:
+            if "different configuration" in str(error):
+                raise UsageError(
+                    f"{self.path} is already open in this process with other settings or sandbox limits"
+                ) from None
             raise NotFoundError(f"cannot open {self.path} as a DuckDB database: {error}") from None
         self._errors = duckdb
 
-    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], bool]:
+    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
         duckdb = self._errors
+        limits = self.limits
         cursor = self._conn.cursor()
         fired = threading.Event()
 
@@ -48,16 +64,22 @@ class DuckDatabase(Database):
             fired.set()
             cursor.interrupt()
 
-        timer = threading.Timer(timeout, interrupt)
-        timer.start()
+        timer = threading.Timer(timeout, interrupt) if finite(timeout) else None
+        if timer is not None:
+            timer.start()
         try:
             cursor.execute(sql)
             columns = [d[0] for d in cursor.description or []]
-            rows, truncated = fetch_capped(cursor, max_rows)
-            return columns, rows, truncated
+            rows, truncated_by = fetch_capped(
+                cursor, max_rows, max_bytes=limits.max_result_bytes, max_cell=limits.max_cell_bytes, columns=columns
+            )
+            return columns, rows, truncated_by
         except duckdb.Error as error:
             if fired.is_set() or isinstance(error, getattr(duckdb, "InterruptException", ())):
                 raise SqlTimeout(f"statement interrupted after {timeout:g} s") from None
+            if isinstance(error, getattr(duckdb, "OutOfMemoryException", ())):
+                first = str(error).splitlines()[0]
+                raise SqlTooLarge(f"{first} (sandbox limits: memory and temp space)") from None
             if (
                 isinstance(error, duckdb.PermissionException | getattr(duckdb, "InvalidInputException", ()))
                 and "read-only" in str(error).lower()
@@ -65,7 +87,8 @@ class DuckDatabase(Database):
                 raise SqlRejected(f"the engine refused it: {error}") from None
             raise SqlError(str(error)) from None
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
             cursor.close()
 
     def _internal(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:
@@ -107,5 +130,5 @@ class DuckDatabase(Database):
         return QueryResult(columns, rows)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (DuckDB removes its temporary files as statements end)."""
         self._conn.close()

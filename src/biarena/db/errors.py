@@ -2,7 +2,7 @@
 
 
 class SqlProblem(Exception):
-    """Base of the three ways a statement can fail."""
+    """Base of the ways a statement can fail."""
 
     kind = "error"
 
@@ -21,5 +21,11 @@ class SqlTimeout(SqlProblem):
 
 class SqlError(SqlProblem):
     """The engine failed the statement; the message is the engine's."""
+
+    kind = "error"
+
+
+class SqlTooLarge(SqlError):
+    """The statement made a value, spilled temporary files or used memory past a sandbox limit."""
 
     kind = "error"

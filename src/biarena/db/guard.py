@@ -1,9 +1,13 @@
-"""Parser-based statement check: exactly one read-only statement passes."""
+"""Parser-based statement check: exactly one read statement whose every function is on the engine's allow-list."""
 
-import sqlglot
+import re
+from functools import cache
+
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
+from biarena.db.allowed_functions import SIZE_ARGUMENTS, allowed_functions
 from biarena.db.errors import SqlRejected
 
 _READ_ROOTS: tuple[type[exp.Expression], ...] = (
@@ -47,75 +51,164 @@ _WRITE_NODES: tuple[type[exp.Expression], ...] = tuple(
         "Summarize",
         "Install",
         "Export",
+        "Into",
     )
     if hasattr(exp, name)
 )
 
-# Functions that reach outside the query: extension loading, file access, side effects.
-DENIED_FUNCTIONS = frozenset(
-    {
-        "load_extension",
-        "readfile",
-        "writefile",
-        "edit",
-        "fts3_tokenizer",
-        "zipfile",
-        "sqlar_compress",
-        "sqlar_uncompress",
-        "read_csv",
-        "read_csv_auto",
-        "read_parquet",
-        "read_json",
-        "read_json_auto",
-        "read_json_objects",
-        "read_text",
-        "read_blob",
-        "glob",
-        "parquet_scan",
-        "parquet_metadata",
-        "parquet_schema",
-        "sniff_csv",
-        "pg_read_file",
-        "pg_read_binary_file",
-        "pg_ls_dir",
-        "pg_sleep",
-        "pg_terminate_backend",
-        "lo_import",
-        "lo_export",
-        "dblink",
-        "dblink_exec",
-        "nextval",
-        "setval",
-        "set_config",
-        "sqlite_dbpage",
-        "sqlite_dbdata",
-        "sqlite_dbptr",
-        "fsdir",
-        "query_table",
-        "getvariable",
-        "system",
-        "shell",
-    }
+# Typed functions that reach outside the query whatever name produced them.
+_OUTSIDE_FUNCTIONS: tuple[type[exp.Expression], ...] = tuple(
+    getattr(exp, name) for name in ("ReadCSV", "ReadParquet", "ToFile", "NextValueFor") if hasattr(exp, name)
 )
 
+# Schemas whose functions are the engine's own; a call qualified with any other schema may be user code.
+_BUILTIN_SCHEMAS = {"postgres": frozenset({"pg_catalog"}), "sqlite": frozenset({"main"})}
 
-def _function_name(node: exp.Expression) -> str | None:
-    if isinstance(node, exp.Anonymous):
-        return str(node.this).lower()
-    if isinstance(node, exp.Func):
-        return node.sql_name().lower()
+# DuckDB reads a file named in FROM ('data.csv', '/tmp/x.parquet'); such a name is never a table here.
+_FILE_LIKE = re.compile(r"[/\\]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx|arrow|db|sqlite|duckdb)$", re.I)
+_FORMAT_WIDTH = re.compile(r"\d+")
+
+# The name a function was written with, kept by the parser on typed function nodes.
+_NAME_KEY = "biarena_written_name"
+
+
+@cache
+def _dialect(name: str) -> Dialect:
+    dialect = Dialect.get_or_raise(name)
+    if dialect.ORIGINAL_NAME_META_KEY is None:  # some dialects keep written names already, under their own key
+        dialect.ORIGINAL_NAME_META_KEY = _NAME_KEY  # type: ignore[misc]
+    return dialect
+
+
+@cache
+def _role(cls: type) -> str:
+    """What the check looks at in a node of this class (computed once per class)."""
+    if issubclass(cls, _WRITE_NODES):
+        return "write"
+    if issubclass(cls, exp.Func):
+        return "function"
+    if issubclass(cls, exp.Table):
+        return "table"
+    if issubclass(cls, exp.Select):
+        return "select"
+    return ""
+
+
+def parse_statements(sql: str, dialect: str) -> list[exp.Expression]:
+    """Parse `sql`, keeping on each typed function node the name it was written with."""
+    return [s for s in _dialect(dialect).parse(sql) if s is not None]
+
+
+def written_name(node: exp.Func, key: str = _NAME_KEY) -> str | None:
+    """The name a function call was written with (unquoted, lower case), or None for syntax (CASE, CAST, AND)."""
+    name = node.meta_get(key)
+    if name is None and isinstance(node, exp.Anonymous | exp.AnonymousAggFunc):
+        name = node.name
+    return name.lower() if isinstance(name, str) else None
+
+
+def _dotted(node: exp.Expression) -> str:
+    if isinstance(node, exp.Dot):
+        return f"{_dotted(node.this)}.{_dotted(node.expression)}"
+    if isinstance(node, exp.Identifier | exp.Var | exp.Column):
+        return node.name.lower()
+    return node.sql().lower()
+
+
+def _qualifier(node: exp.Expression) -> str | None:
+    """The schema (or value, in DuckDB's `x.f()`) a call is qualified with, unquoted and lower case."""
+    parent = node.parent
+    if isinstance(parent, exp.Dot) and parent.expression is node:
+        return _dotted(parent.this)
+    if isinstance(parent, exp.Table) and parent.this is node and parent.args.get("db") is not None:
+        return ".".join(p.name.lower() for p in (parent.args.get("catalog"), parent.args.get("db")) if p is not None)
     return None
 
 
-def check_read_only(sql: str, dialect: str = "sqlite") -> exp.Expression:
-    """Parse `sql` and return its tree when it is exactly one read statement; else SqlRejected."""
+def _constant(node: exp.Expression | None) -> float | None:
+    if isinstance(node, exp.Neg):
+        value = _constant(node.this)
+        return None if value is None else -value
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return float(node.this)
+        except ValueError:
+            return None
+    return None
+
+
+def _size_problem(node: exp.Func, name: str, dialect: str, max_cell_bytes: int) -> str | None:
+    """Why a call could build a value past the cell limit before any row reaches the sandbox, or None."""
+    # Typed nodes keep their arguments in the order they are written.
+    arguments = list(node.expressions) if isinstance(node, exp.Anonymous) else list(node.iter_expressions())
+    if name in SIZE_ARGUMENTS:
+        index = SIZE_ARGUMENTS[name]
+        size = _constant(arguments[index]) if len(arguments) > index else None
+        if size is None or size > max_cell_bytes:
+            return f"{name}() needs a constant size up to {max_cell_bytes:,} here"
+    elif name in ("printf", "format") and arguments:
+        pattern = arguments[0]
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            return f"{name}() needs a constant format string here"
+        if any(int(width) > max_cell_bytes for width in _FORMAT_WIDTH.findall(pattern.this)):
+            return f"{name}() pads past the {max_cell_bytes:,}-byte cell limit"
+    elif dialect == "duckdb" and name in ("range", "generate_series") and not isinstance(node.parent, exp.Table):
+        # As a value (not in FROM) these build one list holding every element, 8 bytes each.
+        start = _constant(node.args["start"]) if node.args.get("start") is not None else 0.0
+        end = _constant(node.args.get("end"))
+        step = _constant(node.args["step"]) if node.args.get("step") is not None else 1.0
+        if start is None or end is None or not step or abs((end - start) / step) * 8 > max_cell_bytes:
+            return f"{name}() as a value needs constant bounds within the {max_cell_bytes:,}-byte cell limit"
+    return None
+
+
+def _function_problem(node: exp.Func, dialect: str, max_cell_bytes: int | None) -> str | None:
+    if isinstance(node, _OUTSIDE_FUNCTIONS):
+        return f"function {node.sql_name().lower()}() is not allowed"
+    name = written_name(node, _dialect(dialect).ORIGINAL_NAME_META_KEY or _NAME_KEY)
+    if name is None:
+        return None
+    if name not in allowed_functions(dialect):
+        return f"function {name}() is not allowed"
+    qualifier = _qualifier(node)
+    if qualifier is not None and dialect in _BUILTIN_SCHEMAS and qualifier not in _BUILTIN_SCHEMAS[dialect]:
+        return f"function {qualifier}.{name}() is not allowed: only the engine's own functions may be called"
+    if max_cell_bytes is not None and dialect != "sqlite":
+        return _size_problem(node, name, dialect, max_cell_bytes)
+    return None
+
+
+def _table_problem(node: exp.Table, dialect: str) -> str | None:
+    if isinstance(node.this, exp.Literal):
+        return "a string in FROM names a file, not a table"
+    if dialect == "duckdb" and isinstance(node.this, exp.Identifier) and _FILE_LIKE.search(node.name):
+        return f"'{node.name}' names a file, not a table"
+    return None
+
+
+def check_read_only(
+    sql: str,
+    dialect: str = "sqlite",
+    *,
+    max_bytes: int | None = None,
+    max_cell_bytes: int | None = None,
+) -> exp.Expression:
+    """Parse `sql` and return its tree when it is one read statement calling allowed functions; else SqlRejected.
+
+    `max_bytes` bounds the text checked (parsing time grows with it); `max_cell_bytes` bounds the values
+    that functions taking a size (`repeat`, `lpad`, ...) may build.
+    """
     if not sql or not sql.strip():
         raise SqlRejected("empty statement")
+    if max_bytes is not None and len(sql) > max_bytes:
+        raise SqlRejected(f"the statement is {len(sql):,} characters long, over the {max_bytes:,}-character limit")
     try:
-        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+        statements = parse_statements(sql, dialect)
     except SqlglotError as error:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise SqlRejected(f"not parseable as {dialect} SQL: {first}") from None
+    except RecursionError:
+        raise SqlRejected("the statement nests too deeply to check") from None
     if not statements:
         raise SqlRejected("no statement found")
     if len(statements) > 1:
@@ -124,17 +217,21 @@ def check_read_only(sql: str, dialect: str = "sqlite") -> exp.Expression:
     if not isinstance(tree, _READ_ROOTS):
         raise SqlRejected(f"only read statements are allowed, not {tree.key.upper()}")
     for node in tree.walk():
-        if isinstance(node, _WRITE_NODES):
+        role = _role(type(node))
+        if not role:
+            continue
+        if role == "write":
+            if isinstance(node, exp.Into):
+                raise SqlRejected("SELECT INTO is not allowed")
             raise SqlRejected(f"a {node.key.upper()} inside the query is not allowed")
-        if isinstance(node, exp.Select) and (node.args.get("into") or node.args.get("locks")):
-            raise SqlRejected("SELECT INTO and locking clauses are not allowed")
-        if isinstance(node, exp.Into):
-            raise SqlRejected("SELECT INTO is not allowed")
-        name = _function_name(node)
-        if name in DENIED_FUNCTIONS:
-            raise SqlRejected(f"function {name}() is not allowed")
-        if isinstance(node, exp.Table):
-            table_name = str(node.name).lower()
-            if table_name in DENIED_FUNCTIONS:
-                raise SqlRejected(f"table function {table_name}() is not allowed")
+        if role == "function":
+            problem = _function_problem(node, dialect, max_cell_bytes)  # type: ignore[arg-type]
+        elif role == "table":
+            problem = _table_problem(node, dialect)  # type: ignore[arg-type]
+        elif node.args.get("into") or node.args.get("locks"):
+            problem = "SELECT INTO and locking clauses are not allowed"
+        else:
+            problem = None
+        if problem:
+            raise SqlRejected(problem)
     return tree

@@ -1,30 +1,47 @@
 """DatabasePool: a benchmark's databases opened on demand, with optional location overrides."""
 
 import threading
+from dataclasses import replace
+from typing import Any
 
-from biarena.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Database
+from biarena.db.database import Database
+from biarena.db.limits import SandboxLimits
 from biarena.db.open_database import open_database
 from biarena.errors import NotFoundError
 from biarena.records import Benchmark
 
 
 class DatabasePool:
-    """Opens each benchmark database once; `overrides` maps names (or '*') to other URLs."""
+    """Opens each benchmark database once; `overrides` maps names (or '*') to other URLs.
+
+    Every database gets the same sandbox `limits` (keyword overrides such as `timeout=` replace single ones).
+    """
 
     def __init__(
         self,
         benchmark: Benchmark,
         *,
         overrides: dict[str, str] | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
+        limits: SandboxLimits | None = None,
+        allow_superuser: bool = False,
+        **limit_overrides: Any,
     ) -> None:
         self.benchmark = benchmark
         self.overrides = overrides or {}
-        self.timeout = timeout
-        self.max_rows = max_rows
+        self.limits = replace(limits or SandboxLimits(), **limit_overrides)
+        self.allow_superuser = allow_superuser
         self._open: dict[str, Database] = {}
         self._lock = threading.Lock()
+
+    @property
+    def timeout(self) -> float:
+        """Seconds allowed per statement."""
+        return self.limits.timeout
+
+    @property
+    def max_rows(self) -> int:
+        """Rows kept per statement."""
+        return self.limits.max_rows
 
     def location(self, name: str) -> str:
         """Return where database `name` is read from."""
@@ -40,7 +57,9 @@ class DatabasePool:
         """Return the open database `name`, opening it on first use."""
         with self._lock:
             if name not in self._open:
-                self._open[name] = open_database(self.location(name), timeout=self.timeout, max_rows=self.max_rows)
+                self._open[name] = open_database(
+                    self.location(name), limits=self.limits, allow_superuser=self.allow_superuser
+                )
             return self._open[name]
 
     def source_dialect(self, name: str) -> str:

@@ -1,8 +1,10 @@
 """ServerDatabase: any SQLAlchemy URL, each statement in a read-only transaction with a time limit."""
 
+import re
 import threading
+from typing import Any
 
-from biarena.db.database import Database, fetch_capped
+from biarena.db.database import Database, fetch_capped, finite
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
 from biarena.db.result import QueryResult
 from biarena.errors import NotFoundError, UsageError
@@ -10,12 +12,36 @@ from biarena.errors import NotFoundError, UsageError
 # SQLAlchemy dialect names that differ from sqlglot's.
 _SQLGLOT_DIALECT = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql"}
 
+# PostgreSQL roles that read or write the server's files or run programs on it.
+_POWERFUL_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program")
+
+READ_ONLY_ROLE_HINT = (
+    "connect as a read-only role (CREATE ROLE analyst LOGIN PASSWORD '...'; "
+    "GRANT CONNECT ON DATABASE db TO analyst; GRANT USAGE ON SCHEMA public TO analyst; "
+    "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst), or pass --allow-superuser"
+)
+"""What to do when the sandbox refuses a server role."""
+
+
+def safe_url(url: str) -> str:
+    """`url` with its password hidden, for messages (also when it does not parse as a URL)."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+
 
 class ServerDatabase(Database):
-    """A database behind an SQLAlchemy URL (PostgreSQL, MySQL, ...), used read-only."""
+    """A database behind an SQLAlchemy URL (PostgreSQL, MySQL, ...), used read-only.
 
-    def __init__(self, url: str, **limits: float) -> None:
-        super().__init__(**limits)  # type: ignore[arg-type]
+    On PostgreSQL it refuses a superuser role, or one that may read or write the server's files,
+    unless `allow_superuser` is set.
+    """
+
+    def __init__(self, url: str, *, allow_superuser: bool = False, **limits: Any) -> None:
+        super().__init__(**limits)
         import sqlalchemy
         from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
@@ -24,32 +50,47 @@ class ServerDatabase(Database):
             self._engine = sqlalchemy.create_engine(url, pool_pre_ping=True)
             with self._engine.connect():
                 pass
-        except (ArgumentError, NoSuchModuleError) as error:
-            raise UsageError(f"cannot use database URL {self._safe_url()}: {error}") from None
+        except (ArgumentError, NoSuchModuleError, ValueError) as error:
+            raise UsageError(f"cannot use database URL {safe_url(url)}: {error}") from None
         except ImportError as error:
             raise UsageError(
-                f"the driver for {self._safe_url()} is not installed ({error.name}); "
+                f"the driver for {safe_url(url)} is not installed ({error.name}); "
                 "for PostgreSQL: pip install 'biarena[postgres]'"
             ) from None
         except SQLAlchemyError as error:
-            raise NotFoundError(f"cannot connect to {self._safe_url()}: {error.__cause__ or error}") from None
+            cause = str(error.__cause__ or error).strip().splitlines()
+            raise NotFoundError(f"cannot connect to {safe_url(url)}: {cause[0] if cause else error}") from None
         backend = self._engine.dialect.name
         self.backend = backend
         self.dialect = _SQLGLOT_DIALECT.get(backend, backend)
+        if backend == "postgresql" and not allow_superuser:
+            self._refuse_powerful_role()
         self._inspector = sqlalchemy.inspect(self._engine)
 
-    def _safe_url(self) -> str:
-        try:
-            from sqlalchemy.engine import make_url
+    def _refuse_powerful_role(self) -> None:
+        names = ", ".join(f"'{name}'" for name in _POWERFUL_ROLES)
+        with self._engine.connect() as conn:
+            row = conn.exec_driver_sql(
+                "SELECT current_user, rolsuper, ARRAY(SELECT b.rolname::text FROM pg_roles b "
+                f"WHERE b.rolname IN ({names}) AND pg_has_role(current_user, b.oid, 'MEMBER')) "
+                "FROM pg_roles WHERE rolname = current_user"
+            ).first()
+            conn.rollback()
+        if row is None:
+            return
+        user, superuser, powers = row
+        if superuser or powers:
+            what = "a superuser" if superuser else f"a member of {', '.join(powers)}"
+            self._engine.dispose()
+            raise UsageError(f"refusing to run untrusted SQL on {safe_url(self.url)} as {what} ('{user}'): "
+                             + READ_ONLY_ROLE_HINT)
 
-            return make_url(self.url).render_as_string(hide_password=True)
-        except Exception:
-            return "<url>"
-
-    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], bool]:
+    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
         from sqlalchemy.exc import DBAPIError
 
-        millis = max(1, int(timeout * 1000))
+        limits = self.limits
+        # 0 turns the server's own limit off: the statement then runs until it ends.
+        millis = max(1, int(timeout * 1000)) if finite(timeout) else 0
         with self._engine.connect() as conn:
             raw = conn.connection.dbapi_connection
             timer = None
@@ -60,7 +101,7 @@ class ServerDatabase(Database):
             elif self.backend in ("mysql", "mariadb"):
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {millis}")
-            if hasattr(raw, "cancel"):
+            if hasattr(raw, "cancel") and finite(timeout):
 
                 def cancel() -> None:
                     fired.set()
@@ -72,8 +113,12 @@ class ServerDatabase(Database):
                 # no_parameters: the driver sees the text as is, so '%' and ':name' stay literal.
                 result = conn.execution_options(no_parameters=True).exec_driver_sql(sql)
                 columns = list(result.keys()) if result.returns_rows else []
-                rows, truncated = fetch_capped(result, max_rows) if result.returns_rows else ([], False)
-                return columns, rows, truncated
+                if not result.returns_rows:
+                    return columns, [], None
+                rows, truncated_by = fetch_capped(
+                    result, max_rows, max_bytes=limits.max_result_bytes, max_cell=limits.max_cell_bytes, columns=columns
+                )
+                return columns, rows, truncated_by
             except DBAPIError as error:
                 message = str(error.orig) if error.orig is not None else str(error)
                 code = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
@@ -81,6 +126,8 @@ class ServerDatabase(Database):
                     raise SqlTimeout(f"statement interrupted after {timeout:g} s") from None
                 if code == "25006" or "read-only transaction" in message:
                     raise SqlRejected(f"the engine refused it: {message.strip()}") from None
+                if code == "42501" or "permission denied" in message:
+                    raise SqlRejected(f"the engine refused it: {message.strip().splitlines()[0]}") from None
                 raise SqlError(message.strip().splitlines()[0]) from None
             finally:
                 if timer is not None:

@@ -1,36 +1,79 @@
-"""SqliteDatabase: read-only SQLite with an authorizer, a progress-handler clock and a row cap."""
+"""SqliteDatabase: read-only SQLite with an authorizer, a progress-handler clock, and row, byte and temp caps."""
 
+import os
 import sqlite3
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from biarena.db.allowed_functions import allowed_functions
 from biarena.db.database import Database, fetch_capped
-from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
+from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
+from biarena.db.limits import format_size
 from biarena.db.result import QueryResult
 from biarena.errors import NotFoundError
 
 _ALLOWED_ACTIONS = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 )
-_DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
-_PROGRESS_STEPS = 1000
+# Operators SQLite runs as functions (x LIKE y, a -> '$.b') beside the functions a query may name.
+_ENGINE_FUNCTIONS = allowed_functions("sqlite") | {"like", "glob", "regexp", "match", "->", "->>"}
+# The progress handler runs every this many virtual-machine steps (well under a millisecond of work).
+_PROGRESS_STEPS = 4000
+# Seconds between two measures of the temp files: a spill grows by tens of MB in that time at most.
+_TEMP_CHECK_SECONDS = 0.05
+_FD_DIR = "/proc/self/fd"
+
+
+# Table-valued pragmas that describe the schema (`FROM pragma_table_info('t')`); no other pragma runs.
+_READ_PRAGMAS = frozenset({"table_info", "table_xinfo", "index_list", "index_info", "foreign_key_list"})
 
 
 def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
-    if action not in _ALLOWED_ACTIONS:
-        return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _DENIED_FUNCTIONS:
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_OK if (arg2 or "").lower() in _ENGINE_FUNCTIONS else sqlite3.SQLITE_DENY
+    if action in _ALLOWED_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _READ_PRAGMAS:
+        return sqlite3.SQLITE_OK
+    # A table-valued function (json_each, pragma_table_info) declares its columns by an internal schema
+    # update; the connection is read-only at the file level, so nothing can be written.
+    if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master":
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def sqlite_temp_bytes() -> int | None:
+    """Bytes in SQLite's open temporary files in this process (sorter spills, temp tables), or None where unknown.
+
+    SQLite deletes its temp files (`etilqs_*`) as it opens them, so they are found through the process's
+    open file descriptors (Linux).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    total = 0
+    try:
+        descriptors = os.listdir(_FD_DIR)
+    except OSError:
+        return None
+    for fd in descriptors:
+        try:
+            if "etilqs_" in os.readlink(f"{_FD_DIR}/{fd}"):
+                total += os.fstat(int(fd)).st_size
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 class SqliteDatabase(Database):
     """An SQLite file opened read-only (`mode=ro`, `query_only`) with an authorizer that denies writes."""
 
     dialect = "sqlite"
+    engine_checks_functions = True
 
-    def __init__(self, path: str | Path, **limits: float) -> None:
-        super().__init__(**limits)  # type: ignore[arg-type]
+    def __init__(self, path: str | Path, **limits: Any) -> None:
+        super().__init__(**limits)
         self.path = Path(path)
         if not self.path.is_file():
             raise NotFoundError(f"database file not found: {self.path}")
@@ -44,33 +87,55 @@ class SqliteDatabase(Database):
         if hasattr(self._conn, "enable_load_extension"):
             self._conn.enable_load_extension(False)
 
-    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], bool]:
+    def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
+        limits = self.limits
         deadline = time.monotonic() + timeout
-        timed_out = False
+        temp_cap = limits.max_temp_bytes
+        stopped: str | None = None
+        next_temp_check = time.monotonic() + _TEMP_CHECK_SECONDS
 
         def progress() -> int:
-            nonlocal timed_out
-            if time.monotonic() > deadline:
-                timed_out = True
+            nonlocal stopped, next_temp_check
+            now = time.monotonic()
+            if now > deadline:
+                stopped = "timeout"
                 return 1
+            if now > next_temp_check:
+                next_temp_check = now + _TEMP_CHECK_SECONDS
+                spilled = sqlite_temp_bytes()
+                if spilled is not None and spilled > temp_cap:
+                    stopped = "temp"
+                    return 1
             return 0
 
         conn = self._conn
         conn.set_authorizer(_authorizer)
         conn.set_progress_handler(progress, _PROGRESS_STEPS)
+        # SQLite refuses to make any string or blob past this length, so a value never outgrows the cap.
+        length = conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.max_cell_bytes)
         cursor = None
         try:
             cursor = conn.cursor()
             cursor.execute(sql)
             columns = [d[0] for d in cursor.description or []]
-            rows, truncated = fetch_capped(cursor, max_rows)
-            return columns, rows, truncated
+            rows, truncated_by = fetch_capped(
+                cursor, max_rows, max_bytes=limits.max_result_bytes, max_cell=limits.max_cell_bytes, columns=columns
+            )
+            return columns, rows, truncated_by
         except sqlite3.Warning as error:
             raise SqlRejected(str(error)) from None
         except sqlite3.DatabaseError as error:
-            if timed_out:
+            if stopped == "timeout":
                 raise SqlTimeout(f"statement interrupted after {timeout:g} s") from None
+            if stopped == "temp":
+                raise SqlTooLarge(
+                    f"statement interrupted: its temporary files passed the {format_size(temp_cap)} limit"
+                ) from None
             message = str(error)
+            if "string or blob too big" in message:
+                raise SqlTooLarge(
+                    f"the statement made a value over the {format_size(limits.max_cell_bytes)} per-value limit"
+                ) from None
             if "not authorized" in message or "prohibited" in message:
                 raise SqlRejected(f"the engine refused it: {message}") from None
             raise SqlError(message) from None
@@ -78,11 +143,12 @@ class SqliteDatabase(Database):
             if "one statement" in str(error):
                 raise SqlRejected(str(error)) from None
             raise SqlError(str(error)) from None
-        except (ValueError, OverflowError) as error:
-            raise SqlError(str(error)) from None
+        except (ValueError, OverflowError, MemoryError) as error:
+            raise SqlError(str(error) or type(error).__name__) from None
         finally:
             if cursor is not None:
                 cursor.close()
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, length)
             conn.set_progress_handler(None, 0)
             conn.set_authorizer(None)
 

@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 
+from biarena.metrics.budget import ScoringBudget
 from biarena.metrics.columns import Tolerance
 from biarena.metrics.context import ScoringContext
 from biarena.metrics.execution import ExecutionScorer
@@ -28,6 +29,7 @@ __all__ = [
     "SCORE_NAMES",
     "ResultSimilarity",
     "Scorer",
+    "ScoringBudget",
     "ScoringContext",
     "SemanticSimilarity",
     "Tolerance",

@@ -1,12 +1,16 @@
 """ScoringContext: what a scorer may use, with each statement's result computed once."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from biarena.db import DatabasePool, QueryResult, SqlProblem
+from biarena.db import DatabasePool, PreparedStatement, QueryResult, SqlProblem
+from biarena.metrics.budget import ScoringBudget
 from biarena.metrics.columns import Column, Tolerance
 from biarena.metrics.result_similarity import to_columns
 from biarena.records import Answer, Benchmark, Question
@@ -22,9 +26,11 @@ class ScoringContext:
     benchmark: Benchmark
     databases: DatabasePool
     tolerance: Tolerance = field(default_factory=Tolerance)
+    budget: ScoringBudget = field(default_factory=ScoringBudget)
     _results: dict[tuple[str, str, str], Outcome] = field(default_factory=dict, repr=False)
-    _prepared: dict[tuple[str, str, str, str], str | None] = field(default_factory=dict, repr=False)
+    _statements: dict[tuple[str, str, str], PreparedStatement | SqlProblem] = field(default_factory=dict, repr=False)
     _columns: dict[int, tuple[QueryResult, list[Column]]] = field(default_factory=dict, repr=False)
+    _memo: dict[tuple, Any] = field(default_factory=dict, repr=False)
 
     def columns(self, result: QueryResult) -> list[Column]:
         """The result split into typed columns, once for all the scorers that compare it."""
@@ -34,29 +40,44 @@ class ScoringContext:
             self._columns[id(result)] = entry
         return entry[1]
 
+    def statement(self, question: Question, sql: str, *, gold: bool = False) -> PreparedStatement | SqlProblem:
+        """`sql` checked and prepared for the question's engine (clock anchored, transpiled), or why it is refused."""
+        key = (question.database, "gold" if gold else "answer", sql)
+        if key not in self._statements:
+            db = self.databases.get(question.database)
+            dialect = self.databases.source_dialect(question.database) if gold else db.dialect
+            try:
+                self._statements[key] = db.prepare_statement(sql, dialect, self.benchmark.anchor_for(question))
+            except SqlProblem as problem:
+                self._statements[key] = problem
+        return self._statements[key]
+
     def run(self, question: Question, sql: str, *, gold: bool = False) -> Outcome:
         """Run `sql` on the question's database with its clock anchor; cached per statement."""
         key = (question.database, "gold" if gold else "answer", sql)
         if key not in self._results:
-            db = self.databases.get(question.database)
-            dialect = self.databases.source_dialect(question.database) if gold else db.dialect
-            try:
-                self._results[key] = db.execute(sql, dialect=dialect, now=self.benchmark.anchor_for(question))
-            except SqlProblem as problem:
-                self._results[key] = problem
+            statement = self.statement(question, sql, gold=gold)
+            if isinstance(statement, SqlProblem):
+                self._results[key] = statement
+            else:
+                try:
+                    db = self.databases.get(question.database)
+                    self._results[key] = db.execute(statement.text, prepared=statement)
+                except SqlProblem as problem:
+                    self._results[key] = problem
         return self._results[key]
 
     def prepared(self, question: Question, sql: str, *, gold: bool = False) -> str | None:
         """`sql` as the engine runs it (clock anchored, transpiled), or None when the sandbox refuses it."""
-        key = (question.database, "gold" if gold else "answer", sql, str(self.benchmark.anchor_for(question)))
-        if key not in self._prepared:
-            db = self.databases.get(question.database)
-            dialect = self.databases.source_dialect(question.database) if gold else db.dialect
-            try:
-                self._prepared[key] = db.prepare(sql, dialect, self.benchmark.anchor_for(question))
-            except SqlProblem:
-                self._prepared[key] = None
-        return self._prepared[key]
+        statement = self.statement(question, sql, gold=gold)
+        return None if isinstance(statement, SqlProblem) else statement.text
+
+    def memo(self, question: Question, key: tuple, make: Callable[[], Any]) -> Any:
+        """`make()` computed once per question and key (kept until the question is forgotten)."""
+        full = (question.database, question.id, *key)
+        if full not in self._memo:
+            self._memo[full] = make()
+        return self._memo[full]
 
     def gold(self, question: Question) -> list[tuple[str, Outcome]]:
         """Each gold query of the question with its outcome."""
@@ -69,16 +90,23 @@ class ScoringContext:
         return self.run(question, answer.final_sql)
 
     def forget(self, question: Question) -> None:
-        """Drop cached results of a question's statements (to bound memory on large runs)."""
+        """Drop cached results and trees of a question's statements (to bound memory on large runs)."""
         for key in [k for k in self._results if k[0] == question.database and k[1] == "answer"]:
             outcome = self._results.pop(key)
             self._columns.pop(id(outcome), None)
+        for key in [k for k in self._statements if k[0] == question.database and k[1] == "answer"]:
+            del self._statements[key]
+        for key in [k for k in self._memo if k[0] == question.database and k[1] == question.id]:
+            del self._memo[key]
 
 
+@lru_cache(maxsize=4096)
 def orders_rows(sql: str, dialect: str = "sqlite") -> bool:
     """True when the query's outermost statement has an ORDER BY, so row order is part of the answer."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except SqlglotError:
+        return False
+    except RecursionError:
         return False
     return tree is not None and tree.args.get("order") is not None and isinstance(tree, exp.Query)

@@ -1,17 +1,28 @@
 """`semantic_similarity` scorer: the best BIS semantic similarity over the gold queries."""
 
+from biarena.db import SqlProblem
+from biarena.metrics.budget import OverBudget
 from biarena.metrics.context import ScoringContext
 from biarena.metrics.scorer import make_score
-from biarena.metrics.semantic_similarity import semantic_similarity
+from biarena.metrics.semantic_similarity import ComparableQuery, SemanticSimilarity, comparable, compare
 from biarena.records import Answer, Question, Score
 
 
 class SemanticSimilarityScorer:
-    """BIS 5.1 with the errata, both queries transpiled to the benchmark's dialect."""
+    """BIS 5.1 with the errata, both queries transpiled to the benchmark's dialect, within the scoring budget."""
 
     name = "semantic_similarity"
     version = "1"
     produces = ("semantic_similarity",)
+
+    def _gold(self, question: Question, sql: str, context: ScoringContext, dialect: str) -> ComparableQuery | None:
+        statement = context.statement(question, sql, gold=True)
+        if isinstance(statement, SqlProblem):
+            return None
+        try:
+            return comparable(statement.tree, dialect, budget=context.budget)
+        except OverBudget:
+            return None
 
     def __call__(self, question: Question, answer: Answer, context: ScoringContext) -> list[Score]:
         """Score one answer."""
@@ -21,17 +32,36 @@ class SemanticSimilarityScorer:
             return [make_score(self, question, "semantic_similarity", 0.0, rationale="no SQL in the answer")]
         # Both sides as the engine runs them: one dialect, the clock resolved the same way.
         dialect = context.databases.get(question.database).dialect
-        predicted = context.prepared(question, answer.final_sql) or answer.final_sql
-        best = None
-        for sql in question.gold_sql:
-            gold_text = context.prepared(question, sql, gold=True)
-            if gold_text is None:
-                continue
-            found = semantic_similarity(gold_text, predicted, dialect=dialect)
-            if best is None or found.value > best.value:
-                best = found
-        if best is None:
+        golds = [
+            context.memo(question, ("semantic", sql), lambda sql=sql: self._gold(question, sql, context, dialect))
+            for sql in question.gold_sql
+        ]
+        if all(g is None for g in golds):
             return [make_score(self, question, "semantic_similarity", 0.0, rationale="no gold query parses")]
+        budget = context.budget
+        deadline = budget.deadline()
+        statement = context.statement(question, answer.final_sql)
+        source = answer.final_sql if isinstance(statement, SqlProblem) else statement.tree
+        best: SemanticSimilarity | None = None
+        try:
+            predicted = comparable(source, dialect, budget=budget, deadline=deadline)
+            for gold in golds:
+                if gold is None:
+                    continue
+                found = (
+                    SemanticSimilarity(0.0, 0, 0, False)
+                    if predicted is None
+                    else compare(gold, predicted, budget=budget, deadline=deadline)
+                )
+                if best is None or found.value > best.value:
+                    best = found
+        except OverBudget as why:
+            return [
+                make_score(
+                    self, question, "semantic_similarity", 0.0, over_budget=True, rationale=f"not compared: {why}"
+                )
+            ]
+        assert best is not None
         why = (
             "the queries read different tables"
             if best.table_changed

@@ -2,11 +2,14 @@
 
 from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
 
 import sqlglot
-from sqlglot import diff, exp
-from sqlglot.diff import Insert, Keep, Move, Remove, Update
+from sqlglot import exp
+from sqlglot.diff import ChangeDistiller, Insert, Keep, Move, Remove, Update
 from sqlglot.errors import SqlglotError
+
+from biarena.metrics.budget import NO_DEADLINE, Deadline, OverBudget, ScoringBudget
 
 _ALIAS_NODES = (exp.Alias, exp.TableAlias)
 
@@ -19,17 +22,16 @@ class SemanticSimilarity:
     counted: int
     total: int
     table_changed: bool
+    over_budget: str | None = None
+    """Why the queries were not compared (too large, too deep, too slow); the value is then 0."""
 
 
-def _parse_one(sql: str, dialect: str, target: str) -> exp.Expression | None:
-    try:
-        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
-        if len(statements) != 1:
-            return None
-        text = statements[0].sql(dialect=target)
-        return sqlglot.parse_one(text, read=target)
-    except SqlglotError:
-        return None
+@dataclass(frozen=True)
+class ComparableQuery:
+    """A query as the diff compares it: in the target dialect, aliases renamed by position, its size known."""
+
+    tree: exp.Expression
+    nodes: int
 
 
 def _cte_names(*trees: exp.Expression) -> set[str]:
@@ -59,14 +61,15 @@ def _table_names(tree: exp.Expression, ctes: set[str]) -> Counter:
     return Counter(t.name.lower() for t in tree.find_all(exp.Table) if t.name.lower() not in ctes)
 
 
-def canonical_aliases(tree: exp.Expression) -> exp.Expression:
+def canonical_aliases(tree: exp.Expression, *, copy: bool = True) -> exp.Expression:
     """Rename CTEs and table aliases to names derived from position, so renaming them is no edit."""
     ctes: dict[str, str] = {}
     for index, cte in enumerate(tree.find_all(exp.CTE)):
         ctes.setdefault(cte.alias_or_name.lower(), f"cte_{index}")
     aliases: dict[str, str] = {}
     counts: Counter = Counter()
-    tree = tree.copy()
+    if copy:
+        tree = tree.copy()
     for table in tree.find_all(exp.Table):
         base = ctes.get(table.name.lower(), table.name.lower())
         counts[base] += 1
@@ -91,30 +94,120 @@ def canonical_aliases(tree: exp.Expression) -> exp.Expression:
                 node.set("table", exp.to_identifier(new))
         return node
 
-    return tree.transform(rename)
+    return tree.transform(rename, copy=False)
 
 
-def semantic_similarity(
-    gold: str, predicted: str, *, dialect: str = "sqlite", target: str | None = None
-) -> SemanticSimilarity:
-    """Compare two queries by BIS 5.1 with the errata.
+def _measure(tree: exp.Expression, budget: ScoringBudget) -> int:
+    """The tree's node count; OverBudget when it has too many nodes or nests too deeply."""
+    nodes = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if nodes > budget.max_nodes:
+            raise OverBudget(f"the query has more than {budget.max_nodes:,} syntax nodes (the scoring budget)")
+        if depth > budget.max_depth:
+            raise OverBudget(f"the query nests deeper than {budget.max_depth} levels (the scoring budget)")
+        stack.extend((child, depth + 1) for child in node.iter_expressions())
+    return nodes
 
-    Similarity is 1 - counted edits / all edits; 0 when the tables read differ or either query is invalid.
+
+def comparable(
+    source: str | exp.Expression,
+    dialect: str,
+    target: str | None = None,
+    *,
+    budget: ScoringBudget | None = None,
+    deadline: Deadline = NO_DEADLINE,
+) -> ComparableQuery | None:
+    """`source` (SQL text, or a tree parsed in `dialect`) ready to diff; None when it is not one valid query.
+
+    Both queries pass through the target dialect (written, then parsed again) so that dialect spellings
+    compare equal. Raises OverBudget when the query is too large, too deep or too slow to compare.
     """
+    budget = budget or ScoringBudget()
     target = target or dialect
-    gold_tree = _parse_one(gold, dialect, target)
-    pred_tree = _parse_one(predicted, dialect, target)
-    if gold_tree is None or pred_tree is None:
-        return SemanticSimilarity(0.0, 0, 0, False)
-    gold_tree, pred_tree = canonical_aliases(gold_tree), canonical_aliases(pred_tree)
-    edits = diff(gold_tree, pred_tree, delta_only=False)
+    try:
+        if isinstance(source, str):
+            if len(source) > budget.max_sql_chars:
+                raise OverBudget(
+                    f"the query is {len(source):,} characters, over the {budget.max_sql_chars:,}-character "
+                    "scoring budget"
+                )
+            statements = [s for s in sqlglot.parse(source, read=dialect) if s is not None]
+            if len(statements) != 1:
+                return None
+            source = statements[0]
+        deadline.check()
+        text = source.sql(dialect=target)
+        deadline.check()
+        tree = sqlglot.parse_one(text, read=target)
+    except SqlglotError:
+        return None
+    except RecursionError:
+        raise OverBudget("the query nests too deeply to compare") from None
+    nodes = _measure(tree, budget)
+    deadline.check()
+    return ComparableQuery(canonical_aliases(tree, copy=False), nodes)
+
+
+class _BudgetedDistiller(ChangeDistiller):
+    """sqlglot's Change Distiller, stopping at a deadline while it weighs node pairs."""
+
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+        self._weighed = 0
+
+    def _dice_coefficient(self, source: exp.Expression, target: exp.Expression) -> float:
+        self._weighed += 1
+        if not self._weighed & 255:
+            self._deadline.check()
+        return super()._dice_coefficient(source, target)
+
+
+def _diff(source: exp.Expression, target: exp.Expression, deadline: Deadline) -> list:
+    """sqlglot.diff(source, target, delta_only=False), with a deadline."""
+    source_nodes, target_nodes = tuple(source.walk()), tuple(target.walk())
+    source_ids, target_ids = {id(n) for n in source_nodes}, {id(n) for n in target_nodes}
+    if len(source_nodes) != len(source_ids) or len(target_nodes) != len(target_ids) or source_ids & target_ids:
+        # The diff needs trees that share no node (as sqlglot.diff does, work on copies).
+        return _diff(source.copy(), target.copy(), deadline)
+    # Hashes cached on the nodes for the diff's many equality tests, and cleared afterwards.
+    for node in chain(reversed(source_nodes), reversed(target_nodes)):
+        node._hash = hash(node)
+    try:
+        return _BudgetedDistiller(deadline).diff(source, target, delta_only=False)
+    finally:
+        for node in chain(source_nodes, target_nodes):
+            node._hash = None
+
+
+def compare(
+    gold: ComparableQuery,
+    predicted: ComparableQuery,
+    *,
+    budget: ScoringBudget | None = None,
+    deadline: Deadline = NO_DEADLINE,
+) -> SemanticSimilarity:
+    """BIS 5.1 similarity of two comparable queries; OverBudget when the diff would be too large or slow."""
+    budget = budget or ScoringBudget()
+    gold_tree, pred_tree = gold.tree, predicted.tree
+    ctes = _cte_names(gold_tree, pred_tree)
+    if set(_table_names(gold_tree, ctes)) != set(_table_names(pred_tree, ctes)):
+        # The queries read different tables: BIS's "changed table" rule, whatever the diff would say.
+        return SemanticSimilarity(0.0, 0, 0, True)
+    if gold.nodes * predicted.nodes > budget.max_pairs:
+        raise OverBudget(
+            f"the diff would weigh {gold.nodes * predicted.nodes:,} node pairs, over the "
+            f"{budget.max_pairs:,} of the scoring budget"
+        )
+    try:
+        edits = _diff(gold_tree, pred_tree, deadline)
+    except RecursionError:
+        raise OverBudget("the query nests too deeply to compare") from None
     if not edits:
         return SemanticSimilarity(1.0, 0, 0, False)
-    ctes = _cte_names(gold_tree, pred_tree)
-    gold_tables, pred_tables = _table_names(gold_tree, ctes), _table_names(pred_tree, ctes)
-    if set(gold_tables) != set(pred_tables):
-        # The queries read different tables: BIS's "changed table" rule.
-        return SemanticSimilarity(0.0, len(edits), len(edits), True)
     counted = 0
     removed_tables: Counter = Counter()
     inserted_tables: Counter = Counter()
@@ -134,3 +227,28 @@ def semantic_similarity(
     # one more or one fewer reference to a table both queries read is an ordinary edit.
     counted += sum(((removed_tables - inserted_tables) + (inserted_tables - removed_tables)).values())
     return SemanticSimilarity(1.0 - counted / len(edits), counted, len(edits), False)
+
+
+def semantic_similarity(
+    gold: str | exp.Expression,
+    predicted: str | exp.Expression,
+    *,
+    dialect: str = "sqlite",
+    target: str | None = None,
+    budget: ScoringBudget | None = None,
+) -> SemanticSimilarity:
+    """Compare two queries (SQL text or trees parsed in `dialect`) by BIS 5.1 with the errata.
+
+    Similarity is 1 - counted edits / all edits; 0 when the tables read differ, either query is invalid,
+    or comparing them would break the scoring budget (`over_budget` says why).
+    """
+    budget = budget or ScoringBudget()
+    deadline = budget.deadline()
+    try:
+        gold_query = comparable(gold, dialect, target, budget=budget, deadline=deadline)
+        pred_query = comparable(predicted, dialect, target, budget=budget, deadline=deadline)
+        if gold_query is None or pred_query is None:
+            return SemanticSimilarity(0.0, 0, 0, False)
+        return compare(gold_query, pred_query, budget=budget, deadline=deadline)
+    except OverBudget as why:
+        return SemanticSimilarity(0.0, 0, 0, False, over_budget=str(why))

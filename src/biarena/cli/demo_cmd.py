@@ -1,19 +1,110 @@
 """`biarena demo`: the main job on the embedded defaults, offline: build, run, score, report."""
 
+import json
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
-from rich.table import Table
+from rich.markup import escape
 
+from biarena.agents import System
 from biarena.benchmarks import resolve_benchmark
-from biarena.cli.console import err, fmt, out
-from biarena.cli.run_cmd import build_system, execute_run
+from biarena.cli.console import err, fmt, new_table, out, print_table, row
+from biarena.cli.run_cmd import build_system
 from biarena.db import DatabasePool
 from biarena.metrics import SCORERS, ScoringContext
 from biarena.metrics.score_run import score_run
 from biarena.metrics.summary import overall
+from biarena.records import Answer, Benchmark, Question, outcome_of
 from biarena.report import RunData, write_report
-from biarena.runner import RunStore, select_questions
+from biarena.runner import RunProgress, RunStore, make_spec, open_run, run_benchmark
+
+PHASES_FILE = "demo-phases.json"
+"""Per-phase wall time, peak memory and model tokens of the last demo, beside its report."""
+
+
+@dataclass
+class Phase:
+    """What one phase of the demo cost."""
+
+    name: str
+    seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+    """Peak resident memory of the process so far, in MB."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+
+def _peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
+
+
+@contextmanager
+def _phase(phases: list[Phase], name: str) -> Iterator[Phase]:
+    phase = Phase(name)
+    start = time.perf_counter()
+    try:
+        yield phase
+    finally:
+        phase.seconds = round(time.perf_counter() - start, 2)
+        phase.peak_rss_mb = round(_peak_rss_mb(), 1)
+        phases.append(phase)
+
+
+def demo_questions(benchmark: Benchmark, per_category: int) -> list[Question]:
+    """`per_category` questions of each category, alternating languages so every language appears; grouped by
+    database so that consecutive prompts share the schema the model has already read."""
+    groups: dict[str, list[Question]] = {}
+    for question in benchmark.questions:
+        groups.setdefault(question.labels[0] if question.labels else "", []).append(question)
+    languages = sorted({q.language for q in benchmark.questions})
+    chosen: list[Question] = []
+    turn = 0
+    for key in sorted(groups):
+        members = groups[key]
+        for _ in range(min(per_category, len(members))):
+            wanted = languages[turn % len(languages)]
+            turn += 1
+            pick = next((q for q in members if q.language == wanted and q not in chosen), None)
+            pick = pick or next(q for q in members if q not in chosen)
+            chosen.append(pick)
+    order = {q.id: i for i, q in enumerate(benchmark.questions)}
+    return sorted(chosen, key=lambda q: (q.database, order[q.id]))
+
+
+def _one_line(text: str, width: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _print_answer(question: Question, answer: Answer, done: int, total: int) -> None:
+    """Each step of an answer as it is recorded: the question, every query with its outcome, the answer."""
+    label = question.labels[0] if question.labels else ""
+    err.print(f"  [{done}/{total}] {escape(label)} ({question.language}): {escape(_one_line(question.text, 120))}")
+    for number, step in enumerate(answer.steps, start=1):
+        result = f"error: {_one_line(step.error, 100)}" if step.error else f"{step.row_count} rows"
+        err.print(f"      query {number}: {escape(_one_line(step.sql, 120))}  → {escape(result)}")
+    outcome = outcome_of(answer)
+    if answer.text and answer.status == "ok":
+        err.print(f"      answer: {escape(_one_line(answer.text, 140))}")
+    detail = f": {_one_line(outcome.error, 120)}" if outcome.error else ""
+    tokens = answer.usage.prompt_tokens + answer.usage.completion_tokens
+    err.print(f"      {escape(outcome.label + detail)}  ({answer.usage.calls} calls, {tokens} tokens)")
+
+
+def _warm_up(system: System) -> None:
+    """Load an in-process model now, so its load time is its own phase."""
+    provider = getattr(getattr(system, "model", None), "provider", None)
+    if provider is not None and hasattr(provider, "llama"):
+        _ = provider.llama
 
 
 def demo(
@@ -21,49 +112,104 @@ def demo(
     benchmark_arg: str = typer.Option("bis-synth", "--benchmark", help="Benchmark directory or built-in name."),
     model: str = typer.Option("local", "--model", help="local (embedded), local:/path.gguf, openai:MODEL[@URL]."),
     agents: str = typer.Option("text2sql,sequential", "--agents", help="Comma-separated agents to compare."),
-    per_category: int = typer.Option(2, "--per-category", min=1, help="Questions per category (stratified)."),
+    per_category: int = typer.Option(1, "--per-category", min=1, help="Questions per category (languages mixed)."),
     max_queries: int = typer.Option(2, "--max-queries", min=1, help="Queries the sequential agent may write."),
+    answer_words: int = typer.Option(60, "--answer-words", min=10, help="Length of the sequential agent's answer."),
 ) -> None:
     """Build the built-in benchmark, run agents with the local model, score them, and write report.html."""
     names = [a.strip() for a in agents.split(",") if a.strip()]
-    err.print(f"[bold]1/4[/bold] loading benchmark {benchmark_arg} (built on first use) ...")
-    benchmark = resolve_benchmark(benchmark_arg)
-    questions = select_questions(benchmark, per_category=per_category)
-    err.print(f"      {len(questions)} questions: {per_category} per category from {len(benchmark.questions)}")
-    err.print(
-        f"[bold]2/4[/bold] preparing model {model} (the embedded model is assembled and checked on first use) ..."
-    )
+    phases: list[Phase] = []
     out_dir.mkdir(parents=True, exist_ok=True)
-    runs = []
-    for index, name in enumerate(names, start=1):
-        options = {"max_queries": max_queries} if name == "sequential" else {}
-        system = build_system(name, model=model, **options)
-        path = out_dir / f"{name}.run"
-        err.print(f"[bold]3/4[/bold] agent {index}/{len(names)}: {name} → {path}")
-        pool = DatabasePool(benchmark)
-        try:
-            execute_run(benchmark_arg, benchmark, system, questions, pool, path)
-            with RunStore(path) as store:
-                score_run(store, ScoringContext(benchmark=benchmark, databases=pool), [f() for f in SCORERS.values()])
-        finally:
-            pool.close()
-        runs.append(RunData.read(path))
-    err.print("[bold]4/4[/bold] writing the report ...")
-    report = write_report(runs, out_dir / "report.html", title=f"biarena demo: {', '.join(names)} on {benchmark.name}")
-    table = Table(title=f"{benchmark.name}: {len(questions)} questions, model {model}", title_justify="left")
-    for column in ("agent", "answered", "errors", "SER", "EA", "SQL sim.", "result F1", "calls"):
-        table.add_column(column, justify="left" if column == "agent" else "right")
-    names_ = ["ser", "execution_accuracy", "semantic_similarity", "result_f1"]
-    for run in runs:
-        row = overall(run.questions, run.scores, names_)
-        errors = sum(1 for a in run.answers if a.status != "ok")
-        calls = sum(a.usage.calls for a in run.answers)
-        table.add_row(
-            run.spec.system, str(len(run.answers)), str(errors), *(fmt(row.means.get(n)) for n in names_), str(calls)
+    with _phase(phases, "benchmark"):
+        err.print(f"[bold]1/4[/bold] loading benchmark {escape(benchmark_arg)} (built on first use) ...")
+        benchmark = resolve_benchmark(benchmark_arg)
+        questions = demo_questions(benchmark, per_category)
+        languages = ", ".join(sorted({q.language for q in questions}))
+        err.print(
+            f"      {len(questions)} questions: {per_category} per category ({languages}) "
+            f"from {len(benchmark.questions)}"
         )
-    out.print(table)
+    with _phase(phases, "model load"):
+        err.print(f"[bold]2/4[/bold] preparing model {escape(model)} (assembled and checked on first use) ...")
+        systems = [build_system(name, model=model, **_agent_options(name, max_queries, answer_words)) for name in names]
+        for system in systems:
+            _warm_up(system)
+    runs = []
+    for index, (name, system) in enumerate(zip(names, systems, strict=True), start=1):
+        path = out_dir / f"{name}.run"
+        with _phase(phases, f"agent {name}") as phase:
+            err.print(f"[bold]3/4[/bold] agent {index}/{len(names)}: {escape(name)} → {escape(str(path))}")
+            usage = _run_agent(benchmark_arg, benchmark, system, questions, path)
+            phase.calls, phase.prompt_tokens, phase.completion_tokens = (
+                usage.calls,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+            )
+        runs.append(RunData.read(path))
+    with _phase(phases, "report"):
+        err.print("[bold]4/4[/bold] writing the report ...")
+        title = f"biarena demo: {', '.join(names)} on {benchmark.name}"
+        report = write_report(runs, out_dir / "report.html", title=title)
+    (out_dir / PHASES_FILE).write_text(json.dumps([asdict(p) for p in phases], indent=2) + "\n", encoding="utf-8")
+    _print_summary(runs, benchmark, questions, model, phases)
+    out.print(f"report: [bold]{escape(str(report.resolve()))}[/bold]  (open it in a browser)")
+
+
+def _agent_options(name: str, max_queries: int, answer_words: int) -> dict[str, Any]:
+    return {"max_queries": max_queries, "answer_words": answer_words} if name == "sequential" else {}
+
+
+def _run_agent(benchmark_arg: str, benchmark: Benchmark, system: System, questions: list[Question], path: Path) -> Any:
+    """Answer the questions into `path` (resuming it), print every answer's steps as it comes, and score it."""
+    pool = DatabasePool(benchmark)
+    try:
+        spec = make_spec(benchmark_arg, benchmark, system, questions)
+        with RunStore(path, create=True) as store:
+            open_run(store, spec, questions)
+            by_id = {q.id: q for q in questions}
+
+            def progress(p: RunProgress) -> None:
+                if p.answer is not None:
+                    _print_answer(by_id[p.answer.question_id], p.answer, p.done, p.total)
+
+            summary = run_benchmark(benchmark, system, store, pool, questions, on_progress=progress)
+            err.print(f"      scoring {len(questions)} answers ...")
+            score_run(store, ScoringContext(benchmark=benchmark, databases=pool), [f() for f in SCORERS.values()])
+        return summary.usage
+    finally:
+        pool.close()
+
+
+def _print_summary(
+    runs: list[RunData], benchmark: Benchmark, questions: list[Question], model: str, phases: list[Phase]
+) -> None:
+    names = ["ser", "execution_accuracy", "semantic_similarity", "result_f1"]
+    table = new_table(
+        f"{benchmark.name}: {len(questions)} questions, model {model}",
+        [("agent", "name"), *((h, "number") for h in ("answered", "SQL ran", "SER", "EA", "SQL sim.", "F1", "calls"))],
+    )
+    for run in runs:
+        means = overall(run.questions, run.scores, names, answers=run.answers).means
+        ran = sum(1 for a in run.answers if outcome_of(a).ok)
+        calls = sum(a.usage.calls for a in run.answers)
+        row(table, run.spec.system, len(run.answers), ran, *(fmt(means.get(n)) for n in names), calls)
+    print_table(table)
     out.print(
         "SER: share of SQL that runs; EA: execution accuracy; SQL sim.: BIS semantic similarity; "
-        "result F1: BIS result similarity."
+        "F1: BIS result similarity F1."
     )
-    out.print(f"report: [bold]{report.resolve()}[/bold]  (open it in a browser)")
+    timing = new_table(
+        "where the time went",
+        [("phase", "name"), *((h, "number") for h in ("seconds", "peak MB", "calls", "prompt tok.", "output tok."))],
+    )
+    for phase in phases:
+        row(
+            timing,
+            phase.name,
+            f"{phase.seconds:.1f}",
+            f"{phase.peak_rss_mb:.0f}",
+            phase.calls,
+            phase.prompt_tokens,
+            phase.completion_tokens,
+        )
+    print_table(timing)

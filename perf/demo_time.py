@@ -4,7 +4,7 @@ Runs the real `biarena demo` (the installed entry point) in a child process with
 cached replies, the benchmark built afresh) and the embedded model already assembled, then prints the whole
 run's wall time and peak resident memory (measured from outside) and the demo's own per-phase figures.
 
-Run: python perf/demo_time.py [--agents text2sql,sequential] [--per-category 1] [-- extra demo options]
+Run: python perf/demo_time.py [--agents text2sql,sequential] [--per-category 1] [--keep DIR] [-- extra demo options]
 """
 
 import argparse
@@ -27,6 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", default="text2sql,sequential")
     parser.add_argument("--per-category", default="1")
+    parser.add_argument("--keep", type=Path, help="copy the demo's runs and report to this directory")
     parser.add_argument("extra", nargs="*", help="further options passed to biarena demo")
     args = parser.parse_args()
 
@@ -56,7 +57,9 @@ def main() -> None:
                 f"{phase['name']:<22}{phase['seconds']:>9.1f}{phase['peak_rss_mb']:>9.0f}{phase['calls']:>7}"
                 f"{phase['prompt_tokens']:>12}{phase['completion_tokens']:>12}{rate:>7.1f}"
             )
-        shutil.rmtree(out_dir, ignore_errors=True)
+        if args.keep:
+            shutil.copytree(out_dir, args.keep, dirs_exist_ok=True)
+            print(f"runs and report kept in {args.keep}")
 
 
 if __name__ == "__main__":

@@ -45,8 +45,16 @@ def test_planted_events_are_explained_by_their_cause(suite: Path) -> None:
     for name in VERTICALS:
         spec = vertical_spec(name)
         planted = [q for q in benchmark.questions if q.database == name and "corgi:planted" in q.labels]
-        assert [q.reference_answer for q in planted] == [p.explanation for p in spec.planted]
+        direct = [q for q in planted if "corgi:form:propagation-why" not in q.labels]
+        assert [q.reference_answer.split(" Evidence (hidden parameters): ")[0] for q in direct] == [
+            p.explanation for p in spec.planted
+        ]
+        for question, event in zip(direct, spec.planted, strict=True):
+            assert f"planted event '{event.name}'" in question.reference_answer
+            assert event.start.isoformat() not in question.text and f"'{event.value}'" not in question.text
+            assert event.column not in question.text.split() or event.column in (event.noun or "")
         assert all("corgi:type2" in q.labels and q.text.startswith("Why") for q in planted)
+        assert len(planted) > len(direct)  # events carry into dependent tables, and are asked about there
         # the cause is in the data the system sees, and the generator's metadata (which holds the spec) is not
         conn = sqlite3.connect(benchmark.database_location(name))
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -56,7 +64,7 @@ def test_planted_events_are_explained_by_their_cause(suite: Path) -> None:
             where = " AND ".join(f'"{k}" = ?' for k in row)
             cause = f'SELECT count(*) FROM "{event.cause["table"]}" WHERE {where}'
             assert conn.execute(cause, list(row.values())).fetchone()[0] == 1
-        assert spec.description.strip()[:60] in (benchmark.databases[name].description or "")
+        assert " ".join(spec.public.description.split())[:60] in (benchmark.databases[name].description or "")
 
 
 def test_gold_answers_every_descriptive_question(suite: Path, tmp_path: Path) -> None:
@@ -71,27 +79,30 @@ def test_gold_answers_every_descriptive_question(suite: Path, tmp_path: Path) ->
     assert all(r["scores"]["result_f1"] == 1.0 for r in descriptive)
 
 
-def test_predictions_match_the_same_month_a_year_earlier(suite: Path) -> None:
+def test_predictions_come_from_trend_and_season_not_from_last_year(suite: Path) -> None:
     benchmark = load_benchmark(suite)
     conn = sqlite3.connect(benchmark.database_location("app_store"))
-    checked = 0
+    spec = vertical_spec("app_store")
+    checked = naive_hits = 0
     for question in benchmark.questions:
         match = re.fullmatch(r"How many (.+) should we expect in (\w+) (\d{4})\?", question.text)
         if question.database != "app_store" or not match:
             continue
-        table = next(t for t in question.tables)
+        reference = question.reference_answer or ""
+        assert "tolerance ±10%" in reference and "grows about 12% a year since 2024-05-01" in reference
+        table = question.tables[0]
         month = list(calendar.month_name).index(match.group(2))
-        expected = float(re.match(r"About ([\d,]+)", question.reference_answer or "").group(1).replace(",", ""))
-        stamp = next(
-            c for c, col in vertical_spec("app_store").tables[table].columns.items() if col.kind == "timestamp"
-        )
+        expected = float(re.match(r"About ([\d,]+)", reference).group(1).replace(",", ""))
+        stamp = spec.tables[table].stamp
         year = int(match.group(3)) - 1
-        actual = conn.execute(
+        last_year = conn.execute(
             f'SELECT count(*) FROM "{table}" WHERE substr("{stamp}", 1, 7) = ?', (f"{year}-{month:02d}",)
         ).fetchone()[0]
-        assert actual == pytest.approx(expected, rel=0.25), question.text
+        # a year of growth (+30% a year, then +12%) separates the forecast from the same month last year
+        assert expected > last_year
+        naive_hits += abs(last_year / expected - 1) <= 0.10
         checked += 1
-    assert checked >= 6
+    assert checked >= 6 and naive_hits * 3 <= checked
 
 
 def test_suite_refuses_bad_input(tmp_path: Path) -> None:

@@ -198,3 +198,17 @@ def test_faker_locale_is_part_of_the_spec(tmp_path: Path) -> None:
     assert names["de.db"] and not names["de.db"] & names["us.db"]
     with pytest.raises(FormatError, match="unknown Faker locale 'xx_YY'"):
         generate(spec.model_copy(update={"locale": "xx_YY"}), tmp_path / "xx.db", scale=0.05)
+
+
+def test_every_vertical_plants_spikes_drops_and_shifts_with_causes_elsewhere_and_a_trend() -> None:
+    for name in vertical_names():
+        spec = vertical_spec(name)
+        kinds = {
+            "spike" if p.kind == "volume" and p.factor > 1 else "drop" if p.kind == "volume" else "shift"
+            for p in spec.planted
+        }
+        assert kinds == {"spike", "drop", "shift"}, name
+        assert all(p.cause["table"] != p.table for p in spec.planted), name
+        assert spec.seasonality.trend and spec.public, name
+    propagating = [name for name in vertical_names() if any(p.propagate for p in vertical_spec(name).planted)]
+    assert len(propagating) >= 9

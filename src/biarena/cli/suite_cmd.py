@@ -34,6 +34,9 @@ def corgi(
     scale: float = typer.Option(1.0, "--scale", min=0.01, help="Database size: row counts times this."),
     seed: int = typer.Option(0, "--seed", help="The same seed and scale give the same databases and questions."),
     per_category: int = typer.Option(3, "--per-category", min=1, help="Factory questions per BIS category (type 1)."),
+    audit: bool = typer.Option(
+        False, "--audit", help="Also print the suite's quality figures: forms, leaks, naive forecasts, answerability."
+    ),
 ) -> None:
     """Generate and verify each vertical, then write descriptive (gold SQL), explanatory, predictive and
     recommendational questions (reference answers from the simulator's rules and planted events)."""
@@ -56,5 +59,23 @@ def corgi(
     for name in benchmark.databases:
         row(table, name, *(counts[(name, f"corgi:type{i}")] for i in range(1, 5)))
     print_table(table)
+    if audit:
+        _print_audit(out_dir)
     err.print(Text(f"{len(benchmark.questions)} questions over {len(benchmark.databases)} databases in {out_dir}"))
     err.print(Text(next_steps(out_dir)))
+
+
+def _print_audit(out_dir: Path) -> None:
+    from biarena.benchmarks import load_benchmark
+    from biarena.generate.corgi_suite.audit import TYPES, audit
+
+    figures = audit(load_benchmark(out_dir))
+    table = new_table("suite audit", [("figure", "text"), *((kind.split(":")[1], "number") for kind in TYPES)])
+    row(table, "fewest questions in a vertical", *(min(c[k] for c in figures.counts.values()) for k in TYPES))
+    row(table, "distinct question forms", *(figures.forms[k] for k in TYPES))
+    print_table(table)
+    naive = f"{figures.naive_hits} of {figures.naive_total} ({figures.naive_rate:.0%})"
+    err.print(Text(f"leaks (reference figures in what agents see): {len(figures.leaks)}"))
+    err.print(Text(f"count forecasts a same-month-last-year guess gets within 10%: {naive}"))
+    unanswerable = ", ".join(figures.unanswerable[:5]) or "none"
+    err.print(Text(f"unanswerable questions: {len(figures.unanswerable)} ({unanswerable})"))

@@ -3,6 +3,7 @@
 from importlib import resources
 from pathlib import Path
 
+from biarena.benchmarks.verticals import canonical_vertical
 from biarena.errors import NotFoundError, did_you_mean
 from biarena.synth.generator import generate, stored_spec
 from biarena.synth.spec import Spec, load_spec
@@ -16,8 +17,10 @@ def vertical_names() -> list[str]:
 
 
 def vertical_spec(name: str) -> Spec:
-    """The spec of a built-in vertical."""
+    """The spec of a built-in vertical, by its name or an alias (`app-store`, CORGI's `freelancing-marketplace`)."""
     names = vertical_names()
+    if name not in names:
+        name = canonical_vertical(name) or name
     if name not in names:
         raise NotFoundError(f"unknown vertical '{name}'{did_you_mean(name, names)} (known: {', '.join(names)})")
     return load_spec(Path(str(resources.files("biarena.synth").joinpath("verticals", f"{name}.yaml"))))

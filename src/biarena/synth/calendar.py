@@ -17,9 +17,21 @@ def active_days(start: date, anchor: datetime) -> list[date]:
     return days(start, (anchor - timedelta(seconds=1)).date())
 
 
-def density(calendar: list[date], seasonality: Seasonality) -> np.ndarray:
-    """Relative activity of each day: month multiplier x weekend x named events."""
+def level(calendar: list[date], seasonality: Seasonality) -> np.ndarray:
+    """The growth trend's level on each day (1 before the first phase), compounding phase after phase."""
     out = np.ones(len(calendar))
+    ordinals = np.array([d.toordinal() for d in calendar], dtype=float)
+    phases = sorted(seasonality.trend, key=lambda t: t.since)
+    for phase, following in zip(phases, [*phases[1:], None], strict=True):
+        end = following.since.toordinal() if following else np.inf
+        years = (np.clip(ordinals, phase.since.toordinal(), end) - phase.since.toordinal()) / 365.25
+        out *= (1 + phase.growth) ** years
+    return out
+
+
+def density(calendar: list[date], seasonality: Seasonality) -> np.ndarray:
+    """Relative activity of each day: growth trend x month multiplier x weekend x named events."""
+    out = level(calendar, seasonality) if seasonality.trend else np.ones(len(calendar))
     for i, day in enumerate(calendar):
         out[i] *= seasonality.months.get(day.month, 1.0)
         if day.weekday() >= 5:

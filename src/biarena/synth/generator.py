@@ -6,6 +6,7 @@ dropped. Category shares are exact: the table's counts are fixed up front and ea
 replacement. Seasonal density is exact per month. Rules are evaluated on each chunk before it is written.
 """
 
+import itertools
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -14,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import sqlglot
 import yaml
+from sqlglot import exp
 
 from biarena.errors import FormatError, UsageError
 from biarena.synth.calendar import active_days, allocate, allocate_days, density
@@ -55,6 +58,9 @@ def column_type(spec: Spec, table: str, name: str) -> str:
     if kind == "foreign":
         parent, key = (column.ref or ".").split(".")
         return column_type(spec, parent, key)
+    if kind == "inherit":
+        hops, last = spec.path(table, column.via or "", column.of or "")
+        return column_type(spec, hops[-1][2], last)
     if kind in ("timestamp", "after"):
         return "timestamp"
     if kind == "date":
@@ -79,6 +85,17 @@ def column_type(spec: Spec, table: str, name: str) -> str:
             return "float"
         return "int"
     return "text"
+
+
+def parent_of(spec: Spec, table: str, name: str) -> str:
+    """The table a `via` column reaches: the parent of the foreign column it names."""
+    via = spec.tables[table].columns[spec.tables[table].columns[name].via or ""]
+    return (via.ref or ".").split(".")[0]
+
+
+def condition_columns(condition: str) -> set[str]:
+    """The column names a SQL condition reads."""
+    return {c.name for c in sqlglot.parse_one(condition).find_all(exp.Column)}
 
 
 def _rule_values(rule: Rule) -> list[Any]:
@@ -148,7 +165,11 @@ class _Table:
     labels: dict[str, np.ndarray] = field(default_factory=dict)
     pools: dict[str, np.ndarray] = field(default_factory=dict)
     weights: dict[str, np.ndarray] = field(default_factory=dict)
+    pickers: dict[str, "_Picker"] = field(default_factory=dict)
+    indexes: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     day_counts: np.ndarray | None = None
+    moved: bool = False
+    """Whether the current chunk has rows moved after their parents (and so must be put back in time order)."""
 
     def __post_init__(self) -> None:
         table = self.spec.tables[self.name]
@@ -177,6 +198,8 @@ class _Table:
                 source = self.kept[parent][column.weight["column"]]
                 weights = np.array([column.weight["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
                 self.weights[name] = weights / weights.sum()
+            if column.kind == "foreign" and (column.follows or column.where or column.match):
+                self.pickers[name] = _Picker.of(self, column, self.weights.get(name))
         if self.stamp:
             self.day_counts = allocate_days(self.n, self.days.dates, self.days.weights)
 
@@ -184,6 +207,24 @@ class _Table:
     def stamp(self) -> str | None:
         """The table's first timestamp column: it orders the rows and carries the seasons."""
         return self.spec.tables[self.name].stamp
+
+    def rows_of(self, parent: str, key: str, values: np.ndarray) -> np.ndarray:
+        """Row positions in the parent's kept columns of these key values."""
+        if (parent, key) not in self.indexes:
+            keys = self.kept[parent][key]
+            order = np.argsort(keys, kind="stable")
+            self.indexes[parent, key] = (order, keys[order])
+        order, ordered = self.indexes[parent, key]
+        return order[np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)]
+
+    def through(self, via: str, column: str, data: Columns) -> np.ndarray:
+        """The values of `column` (or a path `key.column`) in the parents this chunk's `via` column points to."""
+        hops, last = self.spec.path(self.name, via, column)
+        values = data[via]
+        for i, (_, _, parent, key) in enumerate(hops):
+            rows = self.rows_of(parent, key, values)
+            values = self.kept[parent][hops[i + 1][1] if i + 1 < len(hops) else last][rows]
+        return values
 
     def chunks(self, size: int) -> list[tuple[int, int, np.ndarray | None]]:
         """(first row, row count, day counts) per chunk; timed tables are cut at day boundaries."""
@@ -199,6 +240,96 @@ class _Table:
             start += int(counts.sum())
             first_day = last_day + 1
         return out
+
+
+@dataclass
+class _Pool:
+    """Parents eligible for a foreign column, ordered by time, with cumulative weights for drawing."""
+
+    rows: np.ndarray
+    times: np.ndarray | None
+    cumulative: np.ndarray
+
+    @classmethod
+    def of(cls, rows: np.ndarray, times: np.ndarray | None, weights: np.ndarray) -> "_Pool":
+        """A pool of parent rows (time-ordered when `times` is given)."""
+        if times is not None:
+            order = np.argsort(times[rows], kind="stable")
+            rows = rows[order]
+        return cls(rows, None if times is None else times[rows], np.cumsum(weights[rows]))
+
+    def draw(self, rng: np.random.Generator, moments: np.ndarray | None, lag: int, n: int) -> np.ndarray:
+        """`n` parent rows in proportion to weight, each existing `lag` seconds before its moment if possible."""
+        if self.times is None or moments is None:
+            limit = np.full(n, len(self.rows))
+        else:
+            limit = np.maximum(np.searchsorted(self.times, moments - lag, side="right"), 1)
+        picked = np.searchsorted(self.cumulative, rng.random(n) * self.cumulative[limit - 1], side="right")
+        return self.rows[np.minimum(picked, limit - 1)]
+
+
+@dataclass
+class _Picker:
+    """How a constrained foreign column chooses parents: by time (`follows`), condition (`where`), `match`."""
+
+    column: Column
+    times: np.ndarray | None
+    everyone: _Pool
+    groups: dict[Any, _Pool]
+    values: np.ndarray | None
+
+    @classmethod
+    def of(cls, state: "_Table", column: Column, weights: np.ndarray | None) -> "_Picker":
+        """The picker of a foreign column of `state`'s table."""
+        parent, _ = (column.ref or ".").split(".")
+        kept = state.kept[parent]
+        n = len(next(iter(kept.values())))
+        times = None
+        if column.follows:
+            times = kept[column.follows].astype(np.int64)
+            if column_type(state.spec, parent, column.follows) == "date":
+                times = times * DAY
+        eligible = np.ones(n, dtype=bool)
+        if column.where:
+            try:
+                eligible = evaluate(column.where, kept, n).astype(bool)
+            except FormatError as error:
+                raise FormatError(f"spec '{state.spec.name}' column {state.name}: where: {error}") from None
+            if not eligible.any():
+                raise FormatError(f"spec '{state.spec.name}' column {state.name}: no parent satisfies {column.where}")
+        weights = np.ones(n) if weights is None else weights
+        rows = np.flatnonzero(eligible)
+        groups, values = {}, None
+        if column.match:
+            values = kept[str(column.match["column"])]
+            for value in np.unique(values[rows]).tolist():
+                groups[value] = _Pool.of(rows[values[rows] == value], times, weights)
+        return cls(column, times, _Pool.of(rows, times, weights), groups, values)
+
+    def pick(self, state: "_Table", data: Columns, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Parent rows for a chunk of `n` rows; rows older than every eligible parent are moved after it."""
+        stamp = state.stamp
+        moments = data[stamp] if self.times is not None and stamp else None
+        lag = int((self.column.low or 0.0) * 3600)
+        chosen = self.everyone.draw(rng, moments, lag, n)
+        if self.column.match:
+            match = self.column.match
+            target = state.through(str(match["via"]), str(match.get("of", match["column"])), data)
+            matched = rng.random(n) < float(match.get("share", 1.0))
+            for value, pool in self.groups.items():
+                rows = np.flatnonzero(matched & (target == value))
+                if len(rows):
+                    chosen[rows] = pool.draw(rng, None if moments is None else moments[rows], lag, len(rows))
+        if moments is not None and self.times is not None:
+            earliest = self.times_of(chosen) + lag
+            if (earliest > moments).any():
+                data[stamp] = np.maximum(moments, earliest)
+                state.moved = True
+        return chosen
+
+    def times_of(self, rows: np.ndarray) -> np.ndarray:
+        """The parents' times (seconds)."""
+        return (self.times if self.times is not None else np.zeros(0, dtype=np.int64))[rows]
 
 
 def _faker(provider_name: str, n: int, rng: np.random.Generator, locale: str = "en_US") -> np.ndarray:
@@ -219,6 +350,11 @@ def _faker(provider_name: str, n: int, rng: np.random.Generator, locale: str = "
 def _numeric(column: Column, n: int, rng: np.random.Generator, data: Columns) -> np.ndarray:
     if column.kind == "normal":
         out = rng.normal(column.mean or 0.0, column.sd or 1.0, n)
+    elif column.ranges:
+        by = data[column.ranges["column"]].tolist()
+        bounds = np.array([column.ranges["values"].get(v, [column.low or 0.0, column.high or 1.0]) for v in by])
+        bounds = bounds.reshape(n, 2).astype(float)
+        out = bounds[:, 0] + rng.random(n) * (bounds[:, 1] - bounds[:, 0])
     elif column.kind == "uniform":
         out = rng.uniform(column.low or 0.0, column.high if column.high is not None else 1.0, n)
     else:  # poisson
@@ -253,6 +389,8 @@ def _column(
     if kind == "foreign":
         parent, key = (column.ref or ".").split(".")
         keys = state.kept[parent][key]
+        if name in state.pickers:
+            return keys[state.pickers[name].pick(state, data, rng, n)]
         if name in state.weights:
             return keys[rng.choice(len(keys), size=n, p=state.weights[name])]
         return keys[rng.integers(0, len(keys), size=n)]
@@ -264,10 +402,16 @@ def _column(
         picked = rng.choice(len(weights), size=n, p=weights / weights.sum())
         moments = state.days.seconds[picked] + rng.integers(0, DAY, size=n)
         return np.minimum(moments, seconds(state.spec.anchor) - 1)
+    if kind == "date" and column.ranges:
+        by = data[column.ranges["column"]].tolist()
+        bounds = np.array([[(d - EPOCH.date()).days for d in column.ranges["values"][v]] for v in by], dtype=np.int64)
+        return bounds[:, 0] + rng.integers(0, bounds[:, 1] - bounds[:, 0] + 1).astype(np.int64)
     if kind == "date":
         first = column.start or state.spec.start
         last = column.end or state.spec.anchor.date()
         return (first - EPOCH.date()).days + rng.integers(0, (last - first).days + 1, size=n)
+    if kind == "inherit":
+        return state.through(column.via or "", column.of or "", data)
     if kind == "faker":
         pool = state.pools[name]
         if state.n <= FAKER_POOL:
@@ -279,35 +423,59 @@ def _column(
     raise FormatError(f"column '{name}': unknown kind {kind}")
 
 
-def _after(column: Column, data: Columns, rng: np.random.Generator, limit: int) -> np.ndarray:
+def _after(state: _Table, name: str, column: Column, data: Columns, rng: np.random.Generator, limit: int) -> np.ndarray:
     low, high = column.low or 0.0, column.high if column.high is not None else 24.0
-    offsets = rng.uniform(low * 3600, high * 3600, size=len(data[column.of or ""]))
-    return np.minimum(data[column.of or ""] + offsets.astype(np.int64), limit - 1)
+    if column.via:
+        base = state.through(column.via, column.of or "", data).astype(np.int64)
+        hops, last = state.spec.path(state.name, column.via, column.of or "")
+        if column_type(state.spec, hops[-1][2], last) == "date":
+            base = base * DAY
+    else:
+        base = data[column.of or ""]
+    if column.mean is not None:
+        offsets = np.minimum(low * 3600 + rng.exponential(column.mean * 3600, size=len(base)), high * 3600)
+    else:
+        offsets = rng.uniform(low * 3600, high * 3600, size=len(base))
+    return np.minimum(base + offsets.astype(np.int64), limit - 1)
+
+
+def _deferred(column: Column) -> int:
+    """Generation pass of a column: 0 plain, 1 constrained foreign (needs the stamp and other keys), 2 columns
+    read through keys or by category ranges."""
+    if column.kind == "foreign" and (column.follows or column.where or column.match):
+        return 1
+    return 2 if column.kind == "inherit" or column.ranges else 0
 
 
 def _plant(spec: Spec, name: str, data: Columns, stamp: str | None, rng: np.random.Generator) -> Columns:
-    for event in spec.planted:
-        if event.table != name:
-            continue
+    for event, sliced, factor in spec.touched(name):
         if stamp is None:
-            raise FormatError(f"planted event '{event.name}': table {event.table} needs a timestamp column")
+            raise FormatError(f"planted event '{event.name}': table {name} needs a timestamp column")
         lo, hi = seconds(event.start), seconds(event.end) + DAY
         times = data[stamp]
         in_window = (times >= lo) & (times < hi)
-        in_slice = data[event.column] == event.value
+        in_slice = data[event.column] == event.value if sliced else np.ones(len(times), dtype=bool)
         hit = np.flatnonzero(in_slice & in_window)
-        if not len(hit):
+        if not len(hit) and event.kind != "shift":
             continue
         # a spike is sized from the expected slice (window rows x slice share), not the sampled hits
         expected = int(in_window.sum()) * float(in_slice.mean())
-        if event.factor >= 1:
-            extra = rng.choice(hit, size=round(expected * (event.factor - 1)), replace=True)
+        if event.kind == "shift":
+            others = np.flatnonzero(~in_slice & in_window)
+            moved = min(len(others), max(0, round(expected * factor) - len(hit)))
+            column = data[event.column].copy()
+            column[rng.choice(others, size=moved, replace=False)] = event.value
+            data[event.column] = column
+        elif factor >= 1:
+            extra = rng.choice(hit, size=round(expected * (factor - 1)), replace=True)
             data = {c: np.concatenate([v, v[extra]]) for c, v in data.items()}
-            data[stamp][-len(extra) :] = times[extra] // DAY * DAY + rng.integers(0, DAY, size=len(extra))
+            # later the same day, never earlier: a copy must not predate the parents its row was drawn after
+            rest = DAY - times[extra] % DAY
+            data[stamp][-len(extra) :] = times[extra] + (rng.random(len(extra)) * rest).astype(np.int64)
             order = np.argsort(data[stamp], kind="stable")
             data = {c: v[order] for c, v in data.items()}
         else:
-            drop = rng.choice(hit, size=round(len(hit) * (1 - event.factor)), replace=False)
+            drop = rng.choice(hit, size=round(len(hit) * (1 - factor)), replace=False)
             keep = np.setdiff1d(np.arange(len(times)), drop)
             data = {c: v[keep] for c, v in data.items()}
     return data
@@ -343,13 +511,26 @@ def _value(value: Any, data: Columns, n: int) -> np.ndarray:
 def _retained(spec: Spec) -> dict[str, set[str]]:
     """Columns other tables read: referenced keys and the columns that weight the choice of parents."""
     out: dict[str, set[str]] = {name: set() for name in spec.tables}
-    for table in spec.tables.values():
+    for name, table in spec.tables.items():
         for column in table.columns.values():
             if column.kind == "foreign" and column.ref:
                 parent, key = column.ref.split(".")
                 out[parent].add(key)
                 if column.weight:
                     out[parent].add(column.weight["column"])
+                if column.follows:
+                    out[parent].add(column.follows)
+                if column.where:
+                    out[parent] |= condition_columns(column.where) & set(spec.tables[parent].columns)
+                if column.match:
+                    out[parent].add(str(column.match["column"]))
+                    other = (table.columns[str(column.match["via"])].ref or ".").split(".")[0]
+                    out[other].add(str(column.match.get("of", column.match["column"])))
+            if column.via:
+                hops, last = spec.path(name, column.via, column.of or "")
+                for (_, _, parent, _), (_, step, _, _) in itertools.pairwise(hops):
+                    out[parent].add(step)
+                out[hops[-1][2]].add(last)
     return out
 
 
@@ -387,20 +568,26 @@ def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> di
         for number, (start, size, day_counts) in enumerate(state.chunks(chunk)):
             rng = np.random.default_rng([seed, index, number])
             data: Columns = {}
-            for column_name, column in table.columns.items():
-                if column.kind in ("after", "sequence"):
-                    continue
-                try:
-                    data[column_name] = _column(state, column_name, column, start, size, day_counts, rng, data)
-                except (KeyError, ValueError) as error:
-                    raise FormatError(f"spec '{spec.name}' column {name}.{column_name}: {error}") from None
+            for stage in (0, 1, 2):
+                for column_name, column in table.columns.items():
+                    if column.kind in ("after", "sequence") or _deferred(column) != stage:
+                        continue
+                    try:
+                        data[column_name] = _column(state, column_name, column, start, size, day_counts, rng, data)
+                    except (KeyError, ValueError) as error:
+                        raise FormatError(f"spec '{spec.name}' column {name}.{column_name}: {error}") from None
+            if state.moved and state.stamp:
+                # rows moved after their parent keep the table in time order
+                order = np.argsort(data[state.stamp], kind="stable")
+                data = {c: v[order] for c, v in data.items()}
+                state.moved = False
             data = _plant(spec, name, data, state.stamp, rng)
             rows = len(next(iter(data.values()))) if data else size
             for column_name, column in table.columns.items():
                 if column.kind == "sequence":
                     data[column_name] = np.arange(written + 1, written + rows + 1, dtype=np.int64)
                 elif column.kind == "after":
-                    data[column_name] = _after(column, data, rng, limit)
+                    data[column_name] = _after(state, column_name, column, data, rng, limit)
             _apply_rules(spec, name, data, state.types)
             data = {c: data[c] for c in table.columns}
             writer.append(name, data)

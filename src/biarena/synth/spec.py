@@ -26,6 +26,7 @@ class Column(BaseModel):
         "date",
         "faker",
         "constant",
+        "inherit",
     ]
     values: dict[Any, float] | list[Any] | None = None
     """category: value -> share (exact up to rounding), or a list (equal shares)."""
@@ -33,9 +34,27 @@ class Column(BaseModel):
     sd: float | None = None
     low: float | None = None
     high: float | None = None
-    """uniform: the range; after: hours after `of`, drawn uniformly between low and high."""
+    """uniform: the range; after: hours after `of`, drawn uniformly between low and high (or low plus an
+    exponential lag of `mean` hours, at most high); foreign with `follows`: the least lag in hours."""
     of: str | None = None
-    """after: the timestamp column of the same table this one follows (shipped after ordered, ...)."""
+    """after: the timestamp column this one follows (shipped after ordered, ...); inherit: the parent's column,
+    or a path through the parent's own keys (`class_id.name`: the name of the class of the row's vehicle)."""
+    via: str | None = None
+    """after/inherit: a foreign column of this table; `of` then names a column of the parent it points to
+    (a delivery is picked up after its order was placed; a booking's market is its listing's city)."""
+    follows: str | None = None
+    """foreign: a time column of the parent; a row's parent is one that existed before the row's timestamp
+    (at least `low` hours before), so no review predates its listing."""
+    where: str | None = None
+    """foreign: SQL condition on the parent's columns; only such parents are chosen (deliveries only of
+    delivered orders, sales only of authenticated items)."""
+    match: dict[str, Any] | None = None
+    """foreign: {column: parent column, via: another foreign column of this table, of: that parent's column
+    (default: the same name), share: 0..1}: for `share` of the rows the chosen parent's column equals the
+    other parent's (an order's restaurant is in its customer's city for 85% of orders)."""
+    ranges: dict[str, Any] | None = None
+    """uniform or date: {column: a category column of this table, values: {value: [low, high]}}: the range per
+    value (tenure 0-3 months for a trial customer, 36-120 for a VIP; a signup date per tier)."""
     min: float | None = None
     round: int | None = None
     ref: str | None = None
@@ -74,8 +93,23 @@ class Table(BaseModel):
         for name, column in self.columns.items():
             if column.kind == "foreign" and (not column.ref or column.ref.count(".") != 1):
                 raise ValueError(f"column {name}: a foreign column needs ref: table.column")
-            if column.kind == "after" and column.of not in self.columns:
+            if column.via is not None:
+                via = self.columns.get(column.via)
+                if column.kind not in ("after", "inherit") or via is None or via.kind != "foreign" or not column.of:
+                    raise ValueError(f"column {name}: 'via' names a foreign column of this table, with 'of'")
+            elif column.kind == "inherit":
+                raise ValueError(f"column {name}: an inherit column needs via: a foreign column, and of")
+            elif column.kind == "after" and column.of not in self.columns:
                 raise ValueError(f"column {name}: 'of' must name a timestamp column of this table")
+            if column.follows and not self.stamp:
+                raise ValueError(f"column {name}: 'follows' needs a timestamp column in this table")
+            if column.match:
+                via = self.columns.get(str(column.match.get("via")))
+                if via is None or via.kind != "foreign" or "column" not in column.match:
+                    raise ValueError(f"column {name}: match is {{column, via: a foreign column, of, share}}")
+            ranged = column.kind in ("uniform", "date") and (column.ranges or {}).get("column") in self.columns
+            if column.ranges and not ranged:
+                raise ValueError(f"column {name}: ranges belong to a uniform or date column: {{column, values}}")
         return self
 
 
@@ -143,10 +177,23 @@ class Event(BaseModel):
     reason: str | None = None
 
 
+class Trend(BaseModel):
+    """Growth from a date on: activity compounds by `growth` a year (0.2 is +20% a year, -0.1 a decline)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    since: date
+    growth: float = Field(gt=-1)
+    reason: str | None = None
+
+
 class Seasonality(BaseModel):
     """Latent seasonal trends applied to every timestamp column."""
 
     model_config = ConfigDict(extra="forbid")
+
+    trend: list[Trend] = Field(default_factory=list)
+    """Growth phases in date order; each lasts until the next one starts (a change of trend)."""
 
     months: dict[int, float] = Field(default_factory=dict)
     reasons: dict[int, str] = Field(default_factory=dict)
@@ -156,11 +203,14 @@ class Seasonality(BaseModel):
 
 
 class Planted(BaseModel):
-    """A planted event: a spike or drop in one slice of a table, with its cause recorded in the data."""
+    """A planted event: a spike, drop or shift in mix in one slice of a table, with its cause recorded in the data."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str
+    kind: Literal["volume", "shift"] = "volume"
+    """volume: the slice's rows are multiplied (a spike above 1, a drop below); shift: the slice's share of the
+    table's rows in the window is multiplied, rows moving to it from other values, the total unchanged."""
     table: str
     column: str
     """The slice: rows where `column` = `value` ..."""
@@ -169,20 +219,46 @@ class Planted(BaseModel):
     end: date
     factor: float = Field(gt=0)
     """... have `factor` times their usual activity between start and end."""
+    noun: str | None = None
+    """The slice in a manager's words (`Prime orders`); default: the value before the table's noun."""
+    propagate: list[str] = Field(default_factory=list)
+    """Timed tables that follow the effect (more installs bring more reviews): their rows in the window grow or
+    shrink by the change the event makes to its whole table, 1 + (factor - 1) x the slice's share."""
     cause: dict[str, Any]
     """{table: ..., row: {...}}: the record that explains it (a release, a competitor opening); a row without
     its primary key gets the next one."""
     explanation: str
 
 
+class Briefing(BaseModel):
+    """What the business tells an analyst: no generator parameters (shares, multipliers, planted factors)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: str
+    tables: dict[str, str] = Field(default_factory=dict)
+    """What a table's rows are, in the business's words."""
+    policies: list[str] = Field(default_factory=list)
+
+    def text(self) -> str:
+        """The briefing as one text: description, policies, then what the tables mean."""
+        parts = [" ".join(self.description.split())]
+        parts += [f"Policy: {p}" for p in self.policies]
+        parts += [f"Table {t}: {meaning}" for t, meaning in self.tables.items()]
+        return "\n".join(parts)
+
+
 class Spec(BaseModel):
-    """One vertical."""
+    """One vertical: `public` is what agents may read; everything else is the generator's hidden knowledge."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str
     title: str
     description: str
+    """The generator's own account of the business, hidden parameters included (for references and judges)."""
+    public: Briefing | None = None
+    """What the business would tell an analyst; agents see only this (a spec without it shows its title only)."""
     start: date
     anchor: datetime
     locale: str = "en_US"
@@ -203,19 +279,90 @@ class Spec(BaseModel):
 
         for table_name, table in self.tables.items():
             for name, col in table.columns.items():
+                where = f"column {table_name}.{name}"
                 if col.kind == "foreign" and col.ref:
-                    column(f"column {table_name}.{name}", *col.ref.split("."))
+                    column(where, *col.ref.split("."))
+                    parent = col.ref.split(".")[0]
+                    if col.follows:
+                        column(where, parent, col.follows)
+                    if col.match:
+                        column(where, parent, str(col.match["column"]))
+                if col.via:
+                    try:
+                        self.path(table_name, col.via, str(col.of))
+                    except (KeyError, ValueError):
+                        raise ValueError(f"{where}: '{col.of}' is not reachable through {col.via}") from None
+                if col.match:
+                    other = str(table.columns[str(col.match["via"])].ref).split(".")[0]
+                    column(where, other, str(col.match.get("of", col.match["column"])))
         for rule in self.rules:
             column(f"rule '{rule.name}'", rule.table, rule.column)
         for segment in self.segments:
             column(f"segments '{segment.name}'", segment.table, segment.column)
+        for table_name in self.public.tables if self.public else {}:
+            if table_name not in self.tables:
+                raise ValueError(f"public: unknown table '{table_name}'")
         for event in self.planted:
             column(f"planted event '{event.name}'", event.table, event.column)
+            if event.kind == "shift" and self.tables[event.table].columns[event.column].kind != "category":
+                raise ValueError(f"planted event '{event.name}': a shift in mix needs a category column")
+            for table_name in event.propagate:
+                if table_name not in self.tables or not self.tables[table_name].stamp or event.kind == "shift":
+                    raise ValueError(f"planted event '{event.name}': propagate names timed tables of a volume event")
             if not self.tables[event.table].stamp:
                 raise ValueError(f"planted event '{event.name}': table {event.table} has no timestamp column")
             for name in event.cause.get("row", {}):
                 column(f"planted event '{event.name}' cause", event.cause.get("table", ""), name)
         return self
+
+    def touched(self, table: str) -> list[tuple[Planted, bool, float]]:
+        """The planted events that change a table: (event, whether only its slice, factor on those rows)."""
+        out = []
+        for event in self.planted:
+            if event.table == table:
+                out.append((event, True, event.factor))
+            elif table in event.propagate:
+                out.append((event, False, 1 + (event.factor - 1) * self.slice_share(event)))
+        return out
+
+    def slice_share(self, event: Planted) -> float:
+        """The share of its table's rows a planted event's slice holds, from the column's category shares."""
+        column = self.tables[event.table].columns[event.column]
+        if column.kind == "inherit":
+            hops, last = self.path(event.table, column.via or "", column.of or "")
+            column = self.tables[hops[-1][2]].columns[last]
+        values = column.values
+        # keys compare as text: a spec read back from a database has lost its numeric keys' type
+        if isinstance(values, dict):
+            shares = {str(k): float(v) for k, v in values.items()}
+            return shares.get(str(event.value), 0.0) / (sum(shares.values()) or 1.0)
+        return 1 / len(values) if values and str(event.value) in map(str, values) else 1.0
+
+    def briefing(self) -> str:
+        """What agents are told about the business: the title and the public briefing, never hidden parameters."""
+        return f"{self.title}. {self.public.text()}" if self.public else f"{self.title}."
+
+    def path(self, table: str, via: str, of: str) -> tuple[list["Hop"], str]:
+        """The hops from `table` through `via` and the foreign columns named in `of`, and the column reached."""
+        hops = [_hop(self, table, via)]
+        *steps, last = of.split(".")
+        for step in steps:
+            hops.append(_hop(self, hops[-1][2], step))
+        if last not in self.tables[hops[-1][2]].columns:
+            raise ValueError(f"table {hops[-1][2]} has no column '{last}'")
+        return hops, last
+
+
+Hop = tuple[str, str, str, str]
+"""(table, foreign column, parent table, parent key)."""
+
+
+def _hop(spec: "Spec", table: str, column: str) -> Hop:
+    ref = spec.tables[table].columns[column]
+    if ref.kind != "foreign" or not ref.ref:
+        raise ValueError(f"{table}.{column} is not a foreign column")
+    parent, key = ref.ref.split(".")
+    return table, column, parent, key
 
 
 def load_spec(path: str | Path) -> Spec:

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from biarena.synth.calendar import active_days, days, density
-from biarena.synth.generator import column_type, stored_spec
+from biarena.synth.generator import column_type, parent_of, seconds, stored_spec
 from biarena.synth.reader import Output, open_output
-from biarena.synth.spec import Rule, Spec
+from biarena.synth.spec import Column, Planted, Rule, Spec
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,106 @@ def _foreign_keys(conn: Output, spec: Spec) -> list[Check]:
     return out
 
 
+def _epoch(conn: Output, column: str) -> str:
+    """Seconds since 1970 of a timestamp or date column, on the connection's engine."""
+    if conn.format == "sqlite":
+        return f"CAST(strftime('%s', {column}) AS INTEGER)"
+    return f"epoch(CAST({column} AS TIMESTAMP))"
+
+
+def _count(conn: Output, kind: str, name: str, sql: str, what: str = "rows break it") -> Check:
+    try:
+        broken = _scalar(conn, sql)
+    except Exception as error:  # each engine has its own error types; the message says what is wrong
+        return Check(kind, name, False, f"cannot be checked: {str(error).splitlines()[0]}")
+    return Check(kind, name, broken == 0, f"{int(broken)} {what}")
+
+
+def _relations(conn: Output, spec: Spec) -> list[Check]:
+    """Consistency through keys: time order and lags, inherited values, parent conditions, matches, ranges."""
+    out = []
+    anchor = seconds(spec.anchor)
+    for name, table in spec.tables.items():
+        for column_name, column in table.columns.items():
+            child = f'c."{column_name}"'
+            if column.kind == "after":
+                if column.via:
+                    parent = parent_of(spec, name, column_name)
+                    key = str(table.columns[column.via].ref).split(".")[1]
+                    source = f'"{name}" c JOIN "{parent}" p ON c."{column.via}" = p."{key}"'
+                    base, label = f'p."{column.of}"', f"{name}.{column_name} after {parent}.{column.of}"
+                else:
+                    source, base, label = f'"{name}" c', f'c."{column.of}"', f"{name}.{column_name} after {column.of}"
+                lag = f"({_epoch(conn, child)} - {_epoch(conn, base)})"
+                low, high = (column.low or 0.0) * 3600, (column.high if column.high is not None else 24.0) * 3600
+                # a lag cut short by the end of the data is the only one allowed below `low`
+                short = f"({lag} < {low} AND {_epoch(conn, child)} < {anchor - 1})"
+                sql = f"SELECT count(*) FROM {source} WHERE {lag} < 0 OR {lag} > {high} OR {short}"
+                out.append(_count(conn, "timestamp order", label, sql, "rows outside the lag"))
+            elif column.kind == "inherit":
+                hops, last = spec.path(name, column.via or "", column.of or "")
+                joins, alias = f'"{name}" c', "c"
+                for i, (_, step, parent, key) in enumerate(hops):
+                    joins += f' JOIN "{parent}" p{i} ON {alias}."{step}" = p{i}."{key}"'
+                    alias = f"p{i}"
+                sql = f'SELECT count(*) FROM {joins} WHERE NOT coalesce({child} = {alias}."{last}", FALSE)'
+                out.append(_count(conn, "inherited", f"{name}.{column_name} = {hops[-1][2]}.{last}", sql))
+            elif column.ranges:
+                out.extend(_ranges(conn, name, column_name, column))
+            if column.kind != "foreign" or not column.ref:
+                continue
+            parent, key = column.ref.split(".")
+            join = f'"{name}" c JOIN "{parent}" p ON c."{column_name}" = p."{key}"'
+            if column.follows and table.stamp:
+                lag = (column.low or 0.0) * 3600
+                child_time, parent_time = f'c."{table.stamp}"', f'p."{column.follows}"'
+                late = f"{_epoch(conn, child_time)} < {_epoch(conn, parent_time)} + {lag}"
+                label = f"{name}.{table.stamp} after {parent}.{column.follows}"
+                out.append(_count(conn, "timestamp order", label, f"SELECT count(*) FROM {join} WHERE {late}"))
+            if column.where:
+                sql = (
+                    f'SELECT count(*) FROM "{name}" WHERE "{column_name}" IS NOT NULL AND "{column_name}" NOT IN '
+                    f'(SELECT "{key}" FROM "{parent}" WHERE {column.where})'
+                )
+                out.append(_count(conn, "parent condition", f"{name}.{column_name}: {column.where}", sql))
+            if column.match:
+                out.append(_match_share(conn, spec, name, column_name, join))
+    return out
+
+
+def _match_share(conn: Output, spec: Spec, name: str, column_name: str, join: str) -> Check:
+    column = spec.tables[name].columns[column_name]
+    match = column.match or {}
+    via = spec.tables[name].columns[str(match["via"])]
+    other, key = str(via.ref).split(".")
+    of, share = match.get("of", match["column"]), float(match.get("share", 1.0))
+    label = f"{name}: {column_name}.{match['column']} = {match['via']}.{of}"
+    sql = (
+        f'SELECT count(*), sum(CASE WHEN p."{match["column"]}" = o."{of}" THEN 1 ELSE 0 END) FROM {join} '
+        f'JOIN "{other}" o ON c."{match["via"]}" = o."{key}"'
+    )
+    n, same = (v or 0 for v in conn.query(sql)[0])
+    actual = same / n if n else 1.0
+    # unmatched rows may agree by chance, so the share is a floor, with sampling noise below it
+    floor = share if share >= 1 else share - 3 * (share * (1 - share) / max(n, 1)) ** 0.5 - 0.01
+    return Check("key match", label, actual >= floor, f"{actual * 100:.1f}% of {n} rows agree (planned {share:.0%})")
+
+
+def _ranges(conn: Output, name: str, column_name: str, column: Column) -> list[Check]:
+    ranges = column.ranges or {}
+    slack = 0.5 * 10.0 ** -(column.round or 0) if column.round is not None else 1e-9
+    out = []
+    for value, (low, high) in ranges["values"].items():
+        literal = f"'{value}'" if isinstance(value, str) else str(value)
+        bounds = f"'{low}' AND '{high}'" if isinstance(low, date | str) else f"{low - slack} AND {high + slack}"
+        sql = (
+            f'SELECT count(*) FROM "{name}" WHERE "{ranges["column"]}" = {literal} AND '
+            f'NOT ("{column_name}" BETWEEN {bounds})'
+        )
+        out.append(_count(conn, "range", f"{name}.{column_name} for {ranges['column']} = {value}", sql))
+    return out
+
+
 def _segments(conn: Output, spec: Spec) -> list[Check]:
     out = []
     for segment in spec.segments:
@@ -72,7 +172,7 @@ def _seasonality(conn: Output, spec: Spec) -> list[Check]:
         if stamp is None:
             continue
         # months a planted event touches are the event's, not the season's
-        planted = {d.strftime("%Y-%m") for p in spec.planted if p.table == name for d in days(p.start, p.end)}
+        planted = {d.strftime("%Y-%m") for p, _, _ in spec.touched(name) for d in days(p.start, p.end)}
         actual = dict(conn.query(f'SELECT substr({_day(stamp)}, 1, 7), count(*) FROM "{name}" GROUP BY 1'))
         expected: dict[str, float] = {}
         for day, weight in zip(calendar, weights, strict=True):
@@ -133,54 +233,69 @@ def _planted(conn: Output, spec: Spec) -> list[Check]:
     calendar = active_days(spec.start, spec.anchor)
     weights = dict(zip(calendar, density(calendar, spec.seasonality), strict=True))
     for event in spec.planted:
-        stamp = spec.tables[event.table].stamp or ""
-        length = (event.end - event.start).days + 1
-        window = [event.start + timedelta(days=i) for i in range(length)]
-        # the baseline: the four weeks (at least the window's length) before, seasonally adjusted
-        span = max(28, length)
-        before = [event.start - timedelta(days=span - i) for i in range(span)]
-
-        def count(first: date, last: date, stamp: str = stamp, event=event) -> float:
-            return _scalar(
-                conn,
-                f'SELECT count(*) FROM "{event.table}" WHERE "{event.column}" = ? AND {_day(stamp)} BETWEEN ? AND ?',
-                (event.value, first.isoformat(), last.isoformat()),
-            )
-
-        during, prior = count(window[0], window[-1]), count(before[0], before[-1])
-        weight_during = sum(weights.get(d, 0) for d in window)
-        weight_before = max(1e-9, sum(weights.get(d, 0) for d in before))
-        baseline = prior * weight_during / weight_before
-        ratio = during / baseline if baseline else float("inf")
         row = event.cause["row"]
         cause_where = " AND ".join(
             f'CAST("{k}" AS VARCHAR) = ?' if isinstance(v, str) else f'"{k}" = ?' for k, v in row.items()
         )
         cause_sql = f'SELECT count(*) FROM "{event.cause["table"]}" WHERE {cause_where}'
         causes = _scalar(conn, cause_sql, tuple(row.values()))
-        # the change must stand out (at least half of it) and match the planted factor within sampling noise
-        stands_out = ratio >= 1 + (event.factor - 1) / 2 if event.factor >= 1 else ratio <= 1 - (1 - event.factor) / 2
-        noise = 0.25 + 2 / max(1.0, baseline) ** 0.5
-        visible = prior > 0 and stands_out and abs(ratio / event.factor - 1) <= noise and causes >= 1
-        out.append(
-            Check(
-                "planted event",
-                event.name,
-                visible,
-                f"{int(during)} rows vs {baseline:.1f} expected from the weeks before (x{ratio:.2f}, planted "
-                f"x{event.factor:.2f}); cause recorded: {bool(causes)}",
+        lift = 1 + (event.factor - 1) * spec.slice_share(event)
+        for table, sliced, factor in [(event.table, True, event.factor), *((t, False, lift) for t in event.propagate)]:
+            ratio, during, baseline = _change(conn, spec, event, table, sliced, weights)
+            # the change must stand out (at least half of it, less what a small sample can blur) and match the
+            # planted factor within sampling noise
+            blur = 1 / max(1.0, baseline) ** 0.5
+            half = (factor - 1) / 2
+            stands_out = ratio >= 1 + half - blur if factor >= 1 else ratio <= 1 + half + blur
+            near = abs(ratio - factor) <= factor * 0.25 + 2 * blur * max(1.0, factor)
+            visible = baseline > 0 and stands_out and near and causes >= 1
+            out.append(
+                Check(
+                    "planted event" if sliced else "propagated event",
+                    event.name if sliced else f"{event.name} -> {table}",
+                    visible,
+                    f"{int(during)} rows vs {baseline:.1f} expected from the weeks before (x{ratio:.2f}, planted "
+                    f"x{factor:.2f}); cause recorded: {bool(causes)}",
+                )
             )
-        )
     return out
 
 
+def _change(
+    conn: Output, spec: Spec, event: Planted, table: str, sliced: bool, weights: dict[date, float]
+) -> tuple[float, float, float]:
+    """(ratio, rows during, rows expected) of an event's window against the four weeks before, seasonally
+    adjusted; for a shift in mix, the slice's share of all rows instead."""
+    stamp = spec.tables[table].stamp or ""
+    length = (event.end - event.start).days + 1
+    window = [event.start + timedelta(days=i) for i in range(length)]
+    span = max(28, length)
+    before = [event.start - timedelta(days=span - i) for i in range(span)]
+
+    def count(first: date, last: date, only_slice: bool) -> float:
+        where = f'"{event.column}" = ? AND ' if only_slice else ""
+        params = (event.value,) if only_slice else ()
+        sql = f'SELECT count(*) FROM "{table}" WHERE {where}{_day(stamp)} BETWEEN ? AND ?'
+        return _scalar(conn, sql, (*params, first.isoformat(), last.isoformat()))
+
+    during, prior = count(window[0], window[-1], sliced), count(before[0], before[-1], sliced)
+    if event.kind == "shift" and sliced:
+        baseline = prior / max(1.0, count(before[0], before[-1], False)) * count(window[0], window[-1], False)
+    else:
+        weight_during = sum(weights.get(d, 0) for d in window)
+        weight_before = max(1e-9, sum(weights.get(d, 0) for d in before))
+        baseline = prior * weight_during / weight_before
+    return (during / baseline if baseline else float("inf")), during, baseline
+
+
 def verify(path: str | Path) -> list[Check]:
-    """Check foreign keys, segment shares, seasonal multipliers, operation rules and planted events."""
+    """Check foreign keys, consistency through keys, segment shares, seasonality, rules and planted events."""
     database = Path(path)
     spec, _ = stored_spec(database)
     with open_output(database) as conn:
         return [
             *_foreign_keys(conn, spec),
+            *_relations(conn, spec),
             *_segments(conn, spec),
             *_seasonality(conn, spec),
             *_rules(conn, spec),

@@ -7,11 +7,13 @@ rules; an explanatory question about a planted event carries the planted cause.
 
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from biarena.benchmarks import save_benchmark
 from biarena.db import open_database
 from biarena.errors import FormatError
+from biarena.generate.corgi_suite.audit import leaks
 from biarena.generate.corgi_suite.questions import explanatory, predictive, recommendational, vertical_descriptive
 from biarena.generate.corgi_suite.spec_roles import roles_from_spec
 from biarena.generate.factory import generate_questions
@@ -27,6 +29,9 @@ for a recommendation. Answer from the data and say which numbers support the ans
 """
 
 MINIMUM_PER_TYPE = 10
+
+Progress = Callable[[int, int, str, str], None]
+"""Called as (verticals finished, verticals in all, vertical name, what is happening) while a suite builds."""
 
 
 def _strip_metadata(path: Path) -> None:
@@ -67,25 +72,37 @@ def vertical_questions(name: str, path: Path, *, seed: int = 0, per_category: in
 
 
 def make_suite(
-    work: Path, verticals: list[str] | None = None, *, scale: float = 1.0, seed: int = 0, per_category: int = 3
+    work: Path,
+    verticals: list[str] | None = None,
+    *,
+    scale: float = 1.0,
+    seed: int = 0,
+    per_category: int = 3,
+    on_progress: Progress | None = None,
 ) -> Benchmark:
     """Generate and verify each vertical's database in `work`, then ask its questions."""
     names = verticals or vertical_names()
     databases: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
-    for name in names:
+    tell = on_progress or (lambda *_: None)
+    for number, name in enumerate(names, start=1):
         spec = vertical_spec(name)
         path = work / f"{name}.sqlite"
-        generate(spec, path, scale=scale, seed=seed)
+        tell(number - 1, len(names), name, f"generating its database (scale {scale:g})")
+        rows = sum(generate(spec, path, scale=scale, seed=seed).values())
+        tell(number - 1, len(names), name, f"verifying {rows:,} rows against its rules")
         failed = [c for c in verify(path) if not c.ok]
         if failed:
             details = "; ".join(f"{c.kind} '{c.name}': {c.detail}" for c in failed)
             raise FormatError(f"vertical '{name}' does not hold in the generated data: {details}")
         _strip_metadata(path)
-        questions += vertical_questions(name, path, seed=seed, per_category=per_category)
-        databases[name] = DatabaseRef(path=str(path), description=f"{spec.title}. {spec.description.strip()}")
+        tell(number - 1, len(names), name, "writing questions")
+        asked = vertical_questions(name, path, seed=seed, per_category=per_category)
+        questions += asked
+        tell(number, len(names), name, f"done: {rows:,} rows, {len(asked)} questions")
+        databases[name] = DatabaseRef(path=str(path), description=spec.briefing())
     first = vertical_spec(names[0])
-    return Benchmark(
+    benchmark = Benchmark(
         name="corgi-synth",
         description="CORGI's four question types (descriptive, explanatory, predictive, recommendational) over "
         f"simulated business databases: {', '.join(names)}.",
@@ -95,14 +112,30 @@ def make_suite(
         databases=databases,
         questions=questions,
     )
+    found = leaks(benchmark)
+    if found:
+        shown = ", ".join(f"{leak.question} ({leak.figure})" for leak in found[:5])
+        raise FormatError(
+            f"{len(found)} reference figures appear verbatim in what agents are shown, e.g. {shown}: "
+            "move them from the spec's public briefing to its hidden description"
+        )
+    return benchmark
 
 
 def build(
-    target: Path, *, verticals: list[str] | None = None, scale: float = 1.0, seed: int = 0, per_category: int = 3
+    target: Path,
+    *,
+    verticals: list[str] | None = None,
+    scale: float = 1.0,
+    seed: int = 0,
+    per_category: int = 3,
+    on_progress: Progress | None = None,
 ) -> Benchmark:
     """Build the CORGI suite as a native benchmark directory at `target` (empty or absent)."""
     with tempfile.TemporaryDirectory(prefix="corgi-synth-") as work:
-        benchmark = make_suite(Path(work), verticals, scale=scale, seed=seed, per_category=per_category)
+        benchmark = make_suite(
+            Path(work), verticals, scale=scale, seed=seed, per_category=per_category, on_progress=on_progress
+        )
         save_benchmark(benchmark, target, overwrite=target.exists() and not any(target.iterdir()))
     return benchmark
 

@@ -10,10 +10,17 @@ import calendar as months_calendar
 from datetime import date, datetime, timedelta
 
 from biarena.db import Database
-from biarena.generate.corgi_suite.spec_roles import fact_tables, metric_columns, noun, stamp_of, words
+from biarena.generate.corgi_suite.spec_roles import (
+    fact_tables,
+    is_category,
+    metric_columns,
+    noun,
+    stamp_of,
+    words,
+)
 from biarena.records import Question
 from biarena.synth.calendar import days, density
-from biarena.synth.spec import Spec
+from biarena.synth.spec import Planted, Spec
 
 MONTHS = list(months_calendar.month_name)
 
@@ -46,7 +53,7 @@ def _last_year(spec: Spec) -> tuple[date, date]:
 
 def _quiet_days(spec: Spec, table: str, first: date, last: date) -> list[date]:
     """Days in [first, last] outside the table's planted windows."""
-    planted = {d for p in spec.planted if p.table == table for d in days(p.start, p.end)}
+    planted = {d for p, _, _ in spec.touched(table) for d in days(p.start, p.end)}
     return [d for d in days(first, last) if d not in planted]
 
 
@@ -55,7 +62,7 @@ def _rate(spec: Spec, db: Database, table: str) -> float:
     first, last = _last_year(spec)
     quiet = _quiet_days(spec, table, first, last)
     stamp = stamp_of(spec, table) or ""
-    planted = [p for p in spec.planted if p.table == table]
+    planted = [p for p, _, _ in spec.touched(table)]
     where = " AND ".join(
         f"NOT (substr({_q(stamp)}, 1, 10) BETWEEN '{p.start.isoformat()}' AND '{p.end.isoformat()}')" for p in planted
     )
@@ -74,6 +81,50 @@ def _money(columns: list[str]) -> str | None:
             if word in column:
                 return column
     return None
+
+
+def _trend(spec: Spec) -> str:
+    """The growth trend in words: the current phase, and the change of trend if there was one."""
+    phases = sorted(spec.seasonality.trend, key=lambda t: t.since)
+    if not phases:
+        return "there is no growth trend, only seasonality"
+    now = phases[-1]
+    text = f"activity {'grows' if now.growth >= 0 else 'shrinks'} about {abs(now.growth) * 100:.0f}% a year"
+    if len(phases) > 1:
+        before = phases[-2]
+        text += (
+            f" since {now.since.isoformat()} (before that {before.growth * 100:+.0f}% a year"
+            + (f"; the change: {now.reason}" if now.reason else "")
+            + ")"
+        )
+    return text
+
+
+def _slice(spec: Spec, event: Planted) -> str:
+    """A planted event's slice in a manager's words: `downtown orders`, `Prime orders`."""
+    return event.noun or f"{str(event.value).replace('_', ' ')} {noun(spec, event.table)}"
+
+
+def _period(event: Planted) -> str:
+    """An event's window as a manager would state it: `in September 2024`, `from July to August 2024`."""
+    first, last = event.start, event.end
+    if (first.year, first.month) == (last.year, last.month):
+        return f"in {MONTHS[first.month]} {first.year}"
+    if first.year == last.year:
+        return f"from {MONTHS[first.month]} to {MONTHS[last.month]} {first.year}"
+    return f"from {MONTHS[first.month]} {first.year} to {MONTHS[last.month]} {last.year}"
+
+
+def _evidence(spec: Spec, event: Planted, table: str | None = None, factor: float | None = None) -> str:
+    """What supports a planted event's reference: the hidden parameters and the rows that show them."""
+    row = ", ".join(f"{k} = {v}" for k, v in event.cause["row"].items())
+    where = "" if table else f" where {event.column} = {event.value!r}"
+    change = "share of rows" if event.kind == "shift" and not table else "rows"
+    return (
+        f" Evidence (hidden parameters): planted event '{event.name}', {change} of {table or event.table}{where} "
+        f"x{factor or event.factor:.2f} from {event.start.isoformat()} to {event.end.isoformat()} against the "
+        f"weeks before; the cause is the {event.cause['table']} row with {row}."
+    )
 
 
 def _next_months(spec: Spec, count: int) -> list[tuple[int, int]]:
@@ -179,21 +230,38 @@ def explanatory(spec: Spec, database: str) -> list[Question]:
     texts: list[tuple[str, str, list[str], list[str]]] = []
     for event in spec.planted:
         direction = "rise" if event.factor >= 1 else "fall"
+        if event.kind == "shift":
+            larger = "larger" if event.factor >= 1 else "smaller"
+            share = f"a {larger} share of {noun(spec, event.table)}"
+            text = f"Why did {_slice(spec, event)} make up {share} {_period(event)}?"
+            form = "planted-shift-why"
+        else:
+            text, form = f"Why did {_slice(spec, event)} {direction} {_period(event)}?", "planted-why"
         texts.append(
             (
-                f"Why did {noun(spec, event.table)} with {words(event.column)} '{event.value}' {direction} between "
-                f"{event.start.isoformat()} and {event.end.isoformat()}?",
-                event.explanation,
+                text,
+                event.explanation + _evidence(spec, event),
                 [event.table, str(event.cause.get("table"))],
-                ["corgi:planted"],
+                ["corgi:planted", f"corgi:form:{form}"],
             )
         )
+        lift = 1 + (event.factor - 1) * spec.slice_share(event)
+        for table in event.propagate:
+            texts.append(
+                (
+                    f"Why did {noun(spec, table)} {direction} {_period(event)}?",
+                    f"They followed the {direction} in {_slice(spec, event)}: {event.explanation}"
+                    + _evidence(spec, event, table, lift),
+                    [table, event.table, str(event.cause.get("table"))],
+                    ["corgi:planted", "corgi:form:propagation-why"],
+                )
+            )
     facts = fact_tables(spec)
     year = spec.anchor.year - 1 if spec.anchor.month == 1 else spec.anchor.year
     for month, factor in sorted(spec.seasonality.months.items()):
         reason = spec.seasonality.reasons.get(month, "the season")
         for table in facts:
-            if any(p.table == table and month in (p.start.month, p.end.month) for p in spec.planted):
+            if any(month in (p.start.month, p.end.month) for p, _, _ in spec.touched(table)):
                 continue
             direction = "higher" if factor >= 1 else "lower"
             texts.append(
@@ -202,7 +270,7 @@ def explanatory(spec: Spec, database: str) -> list[Question]:
                     f"Seasonality: {MONTHS[month]} runs at {factor:.2f} times the usual level ({_percent(factor)}) "
                     f"because of {reason}; the same pattern appears every year, not only in {year}.",
                     [table],
-                    ["corgi:seasonal"],
+                    ["corgi:seasonal", "corgi:form:season-why"],
                 )
             )
     for event in spec.seasonality.events:
@@ -215,7 +283,7 @@ def explanatory(spec: Spec, database: str) -> list[Question]:
                     f"usual level ({_percent(event.factor)}) from {MONTHS[event.month]} {event.days[0]} to "
                     f"{event.days[1]}.",
                     [table],
-                    ["corgi:seasonal"],
+                    ["corgi:seasonal", "corgi:form:event-why"],
                 )
             )
     for table, spec_table in spec.tables.items():
@@ -232,7 +300,7 @@ def explanatory(spec: Spec, database: str) -> list[Question]:
                         f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one "
                         f"(relative rates: {', '.join(f'{k} {v:g}' for k, v in weights.items())}).",
                         [table, parent],
-                        ["corgi:segment"],
+                        ["corgi:segment", "corgi:form:segment-why"],
                     )
                 )
     if spec.seasonality.weekend != 1.0:
@@ -244,7 +312,7 @@ def explanatory(spec: Spec, database: str) -> list[Question]:
                     f"Weekend activity runs at {spec.seasonality.weekend:.2f} times the weekday level "
                     f"({_percent(spec.seasonality.weekend)}), a weekly pattern of this business.",
                     [table],
-                    ["corgi:seasonal"],
+                    ["corgi:seasonal", "corgi:form:weekend-why"],
                 )
             )
     return [
@@ -255,7 +323,7 @@ def explanatory(spec: Spec, database: str) -> list[Question]:
 
 def predictive(spec: Spec, db: Database, database: str) -> list[Question]:
     """How many, how much, next months: references from the simulator's rate times the seasonal weight."""
-    texts: list[tuple[str, str, list[str]]] = []
+    texts: list[tuple[str, str, list[str], str]] = []
     upcoming = _next_months(spec, 3)
     first, last = _last_year(spec)
     for table in fact_tables(spec):
@@ -268,10 +336,12 @@ def predictive(spec: Spec, db: Database, database: str) -> list[Question]:
             texts.append(
                 (
                     f"How many {noun(spec, table)} should we expect in {MONTHS[month]} {year}?",
-                    f"About {expected:,.0f} (within about 10%). The data show no growth trend, only seasonality: "
-                    f"over the last twelve months the business ran at {rate:.1f} {noun(spec, table)} per "
-                    f"seasonally weighted day, and {MONTHS[month]}'s days weigh {weight:.1f} in all.",
+                    f"About {expected:,.0f} (tolerance ±10%). Trend times season: over the last twelve months "
+                    f"the business ran at {rate:.1f} {noun(spec, table)} per weighted day; {_trend(spec)}; "
+                    f"{MONTHS[month]} {year}'s days weigh {weight:.1f} in all (trend, month, weekday and "
+                    "recurring events included).",
                     [table],
+                    "forecast-count",
                 )
             )
         if metric:
@@ -287,6 +357,7 @@ def predictive(spec: Spec, db: Database, database: str) -> list[Question]:
                     f"About {rate * weight * float(average or 0):,.0f}: about {rate * weight:,.0f} "
                     f"{noun(spec, table)} times the recent average {words(metric)} of {float(average or 0):,.2f}.",
                     [table],
+                    "forecast-value",
                 )
             )
     for event in spec.seasonality.events:
@@ -298,17 +369,27 @@ def predictive(spec: Spec, db: Database, database: str) -> list[Question]:
                 f"About {_percent(event.factor)} on those days, as every year "
                 f"({event.reason or event.name.replace('_', ' ')}).",
                 [table],
+                "forecast-event",
             )
         )
     return [
-        _question(spec, database, "type3", i, text, reference_answer=ref, tables=tables, labels=["corgi:simulated"])
-        for i, (text, ref, tables) in enumerate(texts)
+        _question(
+            spec,
+            database,
+            "type3",
+            i,
+            text,
+            reference_answer=ref,
+            tables=tables,
+            labels=["corgi:simulated", f"corgi:form:{form}"],
+        )
+        for i, (text, ref, tables, form) in enumerate(texts)
     ]
 
 
 def recommendational(spec: Spec, db: Database, database: str) -> list[Question]:
     """What-should-we-do questions whose evidence is in the data: segments, timing, slices, planted events."""
-    texts: list[tuple[str, str, list[str]]] = []
+    texts: list[tuple[str, str, list[str], str]] = []
     months = spec.seasonality.months
     first, last = _last_year(spec)
     for table in fact_tables(spec):
@@ -321,6 +402,7 @@ def recommendational(spec: Spec, db: Database, database: str) -> list[Question]:
                     f"In {MONTHS[low]}, the weakest month ({_percent(months[low])}, "
                     f"{spec.seasonality.reasons.get(low, 'seasonal')}), to fill the seasonal trough.",
                     [table],
+                    "promotion-timing",
                 )
             )
             texts.append(
@@ -335,6 +417,7 @@ def recommendational(spec: Spec, db: Database, database: str) -> list[Question]:
                     )
                     + ".",
                     [table],
+                    "capacity-timing",
                 )
             )
         weekend = spec.seasonality.weekend
@@ -346,25 +429,29 @@ def recommendational(spec: Spec, db: Database, database: str) -> list[Question]:
                     f"On {busier}: weekend activity runs at {weekend:.2f} times the weekday level "
                     f"({_percent(weekend)}).",
                     [table],
+                    "staffing-days",
                 )
             )
         stamp = stamp_of(spec, table) or ""
-        metric = next(iter(metric_columns(spec, table)), None)
-        dims = [c for c, col in spec.tables[table].columns.items() if col.kind == "category"]
-        if metric and dims:
+        # only values add up (money, counts); ages, ranks and ratings do not, so those fall back to counting rows
+        metric = _money(metric_columns(spec, table))
+        measure, label = (f"SUM({_q(metric)})", f"total {words(metric)}") if metric else ("COUNT(*)", "")
+        label = label or f"the number of {noun(spec, table)}"
+        dims = [c for c in spec.tables[table].columns if is_category(spec, table, c)]
+        if dims:
             dim = dims[0]
             rows = db.execute(
-                f"SELECT {_q(dim)}, SUM({_q(metric)}) AS total FROM {_q(table)} WHERE substr({_q(stamp)}, 1, 10) "
+                f"SELECT {_q(dim)}, {measure} AS total FROM {_q(table)} WHERE substr({_q(stamp)}, 1, 10) "
                 f"BETWEEN '{first.isoformat()}' AND '{last.isoformat()}' GROUP BY 1 ORDER BY total DESC"
             ).rows
             if len(rows) >= 2:
                 texts.append(
                     (
-                        f"Which {words(dim)} should we prioritise to grow total {words(metric)} on "
-                        f"{noun(spec, table)}?",
-                        f"{rows[0][0]}: it brought the most {words(metric)} over the last twelve months "
+                        f"Which {words(dim)} should we prioritise to grow {label}?",
+                        f"{rows[0][0]}: it brought the most over the last twelve months "
                         f"({rows[0][1]:,.0f}, against {rows[-1][1]:,.0f} for {rows[-1][0]}, the least).",
                         [table],
+                        "priority-segment",
                     )
                 )
     for table, spec_table in spec.tables.items():
@@ -380,23 +467,30 @@ def recommendational(spec: Spec, db: Database, database: str) -> list[Question]:
                         f"{top}: each {top} {words(parent)} generates the most {noun(spec, table)} "
                         f"(relative rates: {', '.join(f'{k} {v:g}' for k, v in weights.items())}).",
                         [table, parent],
+                        "retention-focus",
                     )
                 )
     for event in spec.planted:
-        if event.factor < 1:
-            text = (
-                f"What should we do about the fall in {noun(spec, event.table)} with {words(event.column)} "
-                f"'{event.value}' since {event.start.isoformat()}?"
-            )
-            ref = f"Respond to its cause. {event.explanation}"
+        if event.kind == "shift":
+            text = f"How should we respond to the shift toward {_slice(spec, event)} {_period(event)}?"
+            ref, form = f"Plan for the new mix and address its cause. {event.explanation}", "planted-mix"
+        elif event.factor < 1:
+            text = f"What should we do about the fall in {_slice(spec, event)} {_period(event)}?"
+            ref, form = f"Respond to its cause. {event.explanation}", "planted-response"
         else:
-            text = (
-                f"How can we sustain the rise in {noun(spec, event.table)} with {words(event.column)} "
-                f"'{event.value}' seen from {event.start.isoformat()}?"
-            )
-            ref = f"Build on what caused it. {event.explanation}"
-        texts.append((text, ref, [event.table, str(event.cause.get("table"))]))
+            text = f"How can we sustain the rise in {_slice(spec, event)} seen {_period(event)}?"
+            ref, form = f"Build on what caused it. {event.explanation}", "planted-sustain"
+        texts.append((text, ref + _evidence(spec, event), [event.table, str(event.cause.get("table"))], form))
     return [
-        _question(spec, database, "type4", i, text, reference_answer=ref, tables=tables, labels=["corgi:simulated"])
-        for i, (text, ref, tables) in enumerate(texts)
+        _question(
+            spec,
+            database,
+            "type4",
+            i,
+            text,
+            reference_answer=ref,
+            tables=tables,
+            labels=["corgi:simulated", f"corgi:form:{form}"],
+        )
+        for i, (text, ref, tables, form) in enumerate(texts)
     ]

@@ -1,7 +1,7 @@
 """roles_from_spec: the template factory's column roles, read off a vertical's spec (no hand-written roles file)."""
 
 from biarena.generate.roles import Dimension, Fact, Join, Metric, Roles, TimeRole
-from biarena.synth.spec import Spec
+from biarena.synth.spec import Column, Spec
 
 _AVERAGED = (
     "rating",
@@ -39,12 +39,26 @@ def stamp_of(spec: Spec, table: str) -> str | None:
     return spec.tables[table].stamp
 
 
+def reached(spec: Spec, table: str, name: str) -> Column:
+    """The column that decides a column's values: an inherited column's source, else the column itself."""
+    column = spec.tables[table].columns[name]
+    if column.kind != "inherit":
+        return column
+    hops, last = spec.path(table, column.via or "", column.of or "")
+    return reached(spec, hops[-1][2], last)
+
+
+def is_category(spec: Spec, table: str, name: str) -> bool:
+    """A category column, drawn here or inherited from a parent's."""
+    return reached(spec, table, name).kind == "category"
+
+
 def metric_columns(spec: Spec, table: str) -> list[str]:
     """Numeric measure columns: drawn numbers and the amounts rules compute."""
     out = []
     ruled = {r.column for r in spec.rules if r.table == table}
     for name, column in spec.tables[table].columns.items():
-        if column.kind in ("normal", "uniform", "poisson") or (
+        if reached(spec, table, name).kind in ("normal", "uniform", "poisson") or (
             column.kind == "constant" and name in ruled and isinstance(column.value, float)
         ):
             out.append(name)
@@ -85,8 +99,8 @@ def roles_from_spec(spec: Spec, database: str, facts: list[str] | None = None) -
             continue
         dimensions = [
             Dimension(column=name, names={"en": _dimension_name(spec, table, name, True)})
-            for name, column in columns.items()
-            if column.kind == "category"
+            for name in columns
+            if is_category(spec, table, name)
         ]
         ids = [name for name, column in columns.items() if column.kind in ("sequence", "foreign")]
         for name, column in columns.items():

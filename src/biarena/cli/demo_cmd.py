@@ -114,7 +114,9 @@ def demo(
     agents: str = typer.Option("text2sql,sequential", "--agents", help="Comma-separated agents to compare."),
     per_category: int = typer.Option(1, "--per-category", min=1, help="Questions per category (languages mixed)."),
     max_queries: int = typer.Option(2, "--max-queries", min=1, help="Queries the sequential agent may write."),
-    answer_words: int = typer.Option(60, "--answer-words", min=10, help="Length of the sequential agent's answer."),
+    answer_words: int = typer.Option(
+        50, "--answer-words", min=10, help="Length of the sequential agent's answer (a concise answer, BIS style)."
+    ),
 ) -> None:
     """Build the built-in benchmark, run agents with the local model, score them, and write report.html."""
     names = [a.strip() for a in agents.split(",") if a.strip()]
@@ -156,7 +158,9 @@ def demo(
 
 
 def _agent_options(name: str, max_queries: int, answer_words: int) -> dict[str, Any]:
-    return {"max_queries": max_queries, "answer_words": answer_words} if name == "sequential" else {}
+    if name != "sequential":
+        return {}
+    return {"max_queries": max_queries, "answer_words": answer_words, "short_answer": True}
 
 
 def _run_agent(benchmark_arg: str, benchmark: Benchmark, system: System, questions: list[Question], path: Path) -> Any:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from biarena.benchmarks.anchor import Now, anchor_benchmark
 from biarena.benchmarks.archive import SQLITE_HEADER, check_sqlite
-from biarena.benchmarks.json_file import read_json
+from biarena.benchmarks.json_file import read_json, text_field
 from biarena.benchmarks.paths import confined, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.errors import FormatError, NotFoundError, UsageError
@@ -17,17 +17,6 @@ _FILE_SCHEMES = ("sqlite", "duckdb")
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.strip().lower()).strip("_") or "unknown"
-
-
-def _text(item: dict, key: str, where: str, *, required: bool = False) -> str | None:
-    value = item.get(key)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise FormatError(f"{where}: missing field '{key}'")
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise FormatError(f"{where}: field '{key}' must be text, not {type(value).__name__}")
-    return str(value).strip()
 
 
 def _tables(item: dict, where: str) -> list[str]:
@@ -69,11 +58,11 @@ def import_bibench(path: str | Path, databases: dict[str, str] | None = None, *,
             where = f"{file}: item {index}"
             if not isinstance(item, dict):
                 raise FormatError(f"{where}: expected an object")
-            query_id = _text(item, "Query ID", where, required=True)
-            text = _text(item, "Natural Language Query", where, required=True)
-            category = _slug(_text(item, "Category", where) or file.stem)
-            complexity = _slug(_text(item, "Complexity", where) or "unknown")
-            domain = _text(item, "Domain", where) or "default"
+            query_id = text_field(item, "Query ID", where, required=True)
+            text = text_field(item, "Natural Language Query", where, required=True)
+            category = _slug(text_field(item, "Category", where) or file.stem)
+            complexity = _slug(text_field(item, "Complexity", where) or "unknown")
+            domain = text_field(item, "Domain", where) or "default"
             qid = f"{category}/{query_id}"
             if qid in seen:
                 raise FormatError(f"{where}: 'Query ID' {shown(query_id)} repeats in {category}")

@@ -5,7 +5,7 @@ from typing import Any
 
 from biarena.benchmarks.anchor import Now, anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
-from biarena.benchmarks.json_file import read_json
+from biarena.benchmarks.json_file import read_json, text_field
 from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
@@ -30,17 +30,6 @@ def _spider_database(root: Path, db_id: str) -> Path | None:
     return None
 
 
-def _text(item: dict, key: str, where: str, *, required: bool = False) -> str | None:
-    value = item.get(key)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise FormatError(f"{where}: missing field '{key}'")
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise FormatError(f"{where}: field '{key}' must be text, not {type(value).__name__}")
-    return str(value).strip()
-
-
 def import_dbqa(path: str | Path, databases: str | Path, *, now: Now | str = None) -> Benchmark:
     """Read questions (JSON or JSONL: question, answer, type, db_id, optional id and query) over a Spider folder."""
     source, root = Path(path), Path(databases)
@@ -56,17 +45,17 @@ def import_dbqa(path: str | Path, databases: str | Path, *, now: Now | str = Non
         where = f"{source} {place}"
         if not isinstance(item, dict):
             raise FormatError(f"{where}: expected an object")
-        text = _text(item, "question", where, required=True)
-        db_id = plain_name(str(_text(item, "db_id", where, required=True)), f"{where}: field 'db_id'")
+        text = text_field(item, "question", where, required=True)
+        db_id = plain_name(str(text_field(item, "db_id", where, required=True)), f"{where}: field 'db_id'")
         if db_id not in refs:
             found = _spider_database(root, db_id)
             if found is None:
                 raise NotFoundError(f"{where}: no database {root}/{db_id}/{db_id}.sqlite")
             refs[db_id] = DatabaseRef(path=str(found))
-        kind = (_text(item, "type", where) or "unknown").lower()
+        kind = (text_field(item, "type", where) or "unknown").lower()
         index = counters.get(db_id, 0)
         counters[db_id] = index + 1
-        qid = _text(item, "id", where) or f"{db_id}/{index:04d}"
+        qid = text_field(item, "id", where) or f"{db_id}/{index:04d}"
         if qid in seen:
             raise FormatError(f"{where}: id '{shown(qid)}' repeats {seen[qid]}")
         seen[qid] = place
@@ -79,7 +68,7 @@ def import_dbqa(path: str | Path, databases: str | Path, *, now: Now | str = Non
                 text=str(text),
                 database=db_id,
                 labels=[f"dbqa:{kind}"],
-                reference_answer=_text(item, "answer", where),
+                reference_answer=text_field(item, "answer", where),
                 gold_sql=[query] if query and query.strip() else [],
             )
         )

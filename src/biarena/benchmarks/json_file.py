@@ -43,3 +43,15 @@ def parse_json(text: str, where: str, *, one_line: bool = False) -> Any:
 def read_json(path: Path) -> Any:
     """Read a UTF-8 JSON file strictly."""
     return parse_json(read_text(path), str(path))
+
+
+def text_field(item: dict, key: str, where: str, *, required: bool = False) -> str | None:
+    """Field `key` of a JSON object as stripped text (numbers accepted as text); None when empty, unless required."""
+    value = item.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise FormatError(f"{where}: missing field '{key}'")
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise FormatError(f"{where}: field '{key}' must be text, not {type(value).__name__}")
+    return str(value).strip()

@@ -11,7 +11,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 from pydantic import ValidationError
-from pydantic_core import PydanticSerializationError
 
 from biarena.errors import BiarenaError, FormatError, NotFoundError
 from biarena.records import Answer, Question, RunSpec, Score, SystemSpec
@@ -203,7 +202,7 @@ class RunStore:
         try:
             try:
                 body = answer.model_dump_json()
-            except (PydanticSerializationError, ValueError):
+            except ValueError:  # pydantic's serialization error is a ValueError
                 answer = _sanitized(answer)
                 body = answer.model_dump_json()
             if len(body) > self.max_answer_bytes:
@@ -213,7 +212,7 @@ class RunStore:
                 answer = _unstorable(answer, f"the answer is {len(body):,} characters, over the store's limit")
                 body = answer.model_dump_json()
             return answer, body
-        except (PydanticSerializationError, ValidationError, ValueError, RecursionError, MemoryError) as error:
+        except (ValidationError, ValueError, RecursionError, MemoryError) as error:
             answer = _unstorable(answer, f"{type(error).__name__}: {str(error)[:300]}")
             return answer, answer.model_dump_json()
 
@@ -398,7 +397,7 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
 def _question_json(question: Question) -> str:
     try:
         return question.model_dump_json()
-    except (PydanticSerializationError, ValueError) as error:
+    except ValueError as error:
         raise FormatError(f"question '{question.id!a}' cannot be stored: {error}") from None
 
 

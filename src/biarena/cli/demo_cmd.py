@@ -16,14 +16,14 @@ from rich.markup import escape
 from biarena.agents import System
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err, fmt, new_table, out, print_table, row
-from biarena.cli.run_cmd import build_system
+from biarena.cli.run_cmd import build_system, execute_run
 from biarena.db import DatabasePool
 from biarena.metrics import SCORERS, ScoringContext
 from biarena.metrics.score_run import score_run
 from biarena.metrics.summary import overall
 from biarena.records import Answer, Benchmark, Question, outcome_of
 from biarena.report import RunData, write_report
-from biarena.runner import RunProgress, RunStore, make_spec, open_run, run_benchmark
+from biarena.runner import RunProgress, RunStore
 
 PHASES_FILE = "demo-phases.json"
 """Per-phase wall time, peak memory and model tokens of the last demo, beside its report."""
@@ -164,20 +164,19 @@ def _agent_options(name: str, max_queries: int, answer_words: int) -> dict[str, 
 
 
 def _run_agent(benchmark_arg: str, benchmark: Benchmark, system: System, questions: list[Question], path: Path) -> Any:
-    """Answer the questions into `path` (resuming it), print every answer's steps as it comes, and score it."""
+    """Answer the questions into `path` as `biarena run` does (resuming it), print every answer's steps as it
+    comes, and score it."""
     pool = DatabasePool(benchmark)
+    by_id = {q.id: q for q in questions}
+
+    def show(p: RunProgress) -> None:
+        if p.answer is not None:
+            _print_answer(by_id[p.answer.question_id], p.answer, p.done, p.total)
+
     try:
-        spec = make_spec(benchmark_arg, benchmark, system, questions)
-        with RunStore(path, create=True) as store:
-            open_run(store, spec, questions)
-            by_id = {q.id: q for q in questions}
-
-            def progress(p: RunProgress) -> None:
-                if p.answer is not None:
-                    _print_answer(by_id[p.answer.question_id], p.answer, p.done, p.total)
-
-            summary = run_benchmark(benchmark, system, store, pool, questions, on_progress=progress)
-            err.print(f"      scoring {len(questions)} answers ...")
+        summary = execute_run(benchmark_arg, benchmark, system, questions, pool, path, on_answer=show)
+        err.print(f"      scoring {len(questions)} answers ...")
+        with RunStore(path) as store:
             score_run(store, ScoringContext(benchmark=benchmark, databases=pool), [f() for f in SCORERS.values()])
         return summary.usage
     finally:

@@ -1,5 +1,6 @@
 """`biarena run BENCH --agent NAME [--model MODEL] -o RUN`: answer a benchmark's questions into a run file."""
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -202,8 +203,12 @@ def execute_run(
     label: str | None = None,
     force: bool = False,
     retry_errors: bool = False,
+    on_answer: Callable[[RunProgress], None] | None = None,
 ) -> RunSummary:
-    """Open (start, resume or grow) the run file, answer its questions with a progress display, and summarize."""
+    """Open (start, resume or grow) the run file, answer its questions with a progress display, and summarize.
+
+    `on_answer`, when given, prints each answer as it is recorded instead of the one-line progress log.
+    """
     pool.open_all()
     location = str(Path(benchmark_arg).resolve()) if Path(benchmark_arg).is_dir() else benchmark_arg
     fingerprint = benchmark_fingerprint(benchmark, pool, questions)
@@ -267,7 +272,9 @@ def execute_run(
                     calls=p.usage.calls,
                     tokens=tokens,
                 )
-                if not err.is_terminal and p.answer is not None and p.outcome is not None:
+                if on_answer is not None:
+                    on_answer(p)
+                elif not err.is_terminal and p.answer is not None and p.outcome is not None:
                     said = p.outcome.label + (f": {_first_line(p.outcome.error)}" if p.outcome.error else "")
                     calls = f" ({p.usage.calls} calls so far)" if p.usage.calls or p.usage.cache_hits else ""
                     _say(f"  [{p.done}/{p.total}] {p.answer.question_id}: {said}{calls}")

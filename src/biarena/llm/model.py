@@ -195,12 +195,16 @@ class Model:
         max_tokens: int = 512,
         stop: tuple[str, ...] = (),
         json_attempts: int = 2,
+        seed: int | None = 0,
     ) -> Completion:
         """Chat; with `schema`, the reply is parsed and validated, and asked again (with what was wrong) if invalid.
 
-        A reply that is still invalid raises StructuredOutputError carrying the raw replies.
+        A reply that is still invalid raises StructuredOutputError carrying the raw replies. `seed` tells samples at
+        a temperature apart (and keeps each one reproducible and cached).
         """
-        request = ChatRequest.make(messages, temperature=temperature, max_tokens=max_tokens, schema=schema, stop=stop)
+        request = ChatRequest.make(
+            messages, temperature=temperature, max_tokens=max_tokens, schema=schema, stop=stop, seed=seed
+        )
         completion = self.complete(request)
         if schema is None:
             return completion

@@ -1,8 +1,11 @@
 """LocalProvider: a GGUF model in-process with llama-cpp-python (the embedded default, or any file)."""
 
 import atexit
+import fcntl
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +52,26 @@ def load_llama(path: Path, context: int = 8192, threads: int | None = None) -> A
         return _LOADED[key]
 
 
+@contextmanager
+def machine_turn(path: Path) -> Iterator[None]:
+    """Hold the machine-wide turn to generate with llama.cpp (an advisory lock file beside the model).
+
+    llama.cpp uses every core and its threads spin while they wait for each other: two processes generating at
+    once on the same cores each run many times slower than one after the other.
+    """
+    lock_path = path.parent / ".generate.lock"
+    try:
+        handle = open(lock_path, "a+b")  # noqa: SIM115 - held for the whole generation
+    except OSError:
+        yield  # a read-only model directory: no lock, generate anyway
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        handle.close()
+
+
 class LocalProvider:
     """Chat with a local GGUF model; structured output is constrained by a grammar built from the schema."""
 
@@ -89,7 +112,7 @@ class LocalProvider:
             kwargs["response_format"] = {"type": "json_object"}
             if request.structured in (None, "json_schema"):
                 kwargs["response_format"]["schema"] = schema
-        with self._lock:
+        with self._lock, machine_turn(self.path):
             try:
                 response = self.llama.create_chat_completion(**kwargs)
             except ValueError as error:  # e.g. the prompt does not fit the context window

@@ -1,7 +1,6 @@
 """LocalProvider: a GGUF model in-process with llama-cpp-python (the embedded default, or any file)."""
 
 import atexit
-import fcntl
 import os
 import threading
 from collections.abc import Iterator
@@ -10,6 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from biarena.errors import NotFoundError, UsageError
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; generations are not serialized across processes
+    fcntl = None  # type: ignore[assignment]
 from biarena.llm.types import ChatRequest, Completion, ModelError
 
 _LOADED: dict[str, Any] = {}
@@ -60,6 +64,9 @@ def machine_turn(path: Path) -> Iterator[None]:
     once on the same cores each run many times slower than one after the other.
     """
     lock_path = path.parent / ".generate.lock"
+    if fcntl is None:
+        yield
+        return
     try:
         handle = open(lock_path, "a+b")  # noqa: SIM115 - held for the whole generation
     except OSError:

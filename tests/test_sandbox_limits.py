@@ -4,11 +4,13 @@ import math
 import subprocess
 import sys
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from biarena.db import QueryResult, SandboxLimits, SqlRejected, SqlTimeout, SqlTooLarge, open_database
+from biarena.db.clock import may_read_clock
 from biarena.db.limits import parse_size
 from biarena.db.sqlite_database import SqliteDatabase, sqlite_temp_bytes
 from biarena.errors import UsageError
@@ -128,12 +130,15 @@ def test_no_time_limit_is_allowed(engine: str, sales_db: Path, duck_path: Path) 
 def test_the_time_limit_covers_checking_the_statement(sales_db: Path) -> None:
     """Parsing a long statement counts against its time limit, and a statement past the size limit is not parsed."""
     db = SqliteDatabase(sales_db, timeout=0.002)
-    wide = "SELECT " + ", ".join(f"coalesce(qty, 0) * 2 + {i} AS c{i}" for i in range(1500)) + " FROM sales"
+    # It reads the clock, so it is parsed to be anchored.
+    columns = ", ".join(f"coalesce(qty, 0) * 2 + {i} AS c{i}" for i in range(1500))
+    wide = f"SELECT {columns}, date('now') FROM sales"
     assert len(wide) < db.limits.max_sql_bytes
+    now = datetime(2024, 5, 1)
     with pytest.raises(SqlTimeout, match="checking it took"):
-        db.execute(wide)
-    result = SqliteDatabase(sales_db).execute(wide)
-    assert result.elapsed > 0 and len(result.columns) == 1500
+        db.execute(wide, now=now)
+    result = SqliteDatabase(sales_db).execute(wide, now=now)
+    assert result.elapsed > 0 and len(result.columns) == 1501 and result.rows[0][-1] == "2024-05-01"
     with pytest.raises(SqlRejected, match="over the 100,000-character limit"):
         db.execute("SELECT " + "+".join(["1"] * 400_000))
 
@@ -194,3 +199,30 @@ def test_bad_database_urls_are_one_line_errors(tmp_path: Path, command: str, url
     result = biarena(*(args if command == "run" else ("load", "bis-synth")), "--db-url", url)
     assert_user_error(result, fragment)
     assert "secret" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("sql", "reads"),
+    [
+        ("SELECT date('now')", True),
+        ("SELECT CURRENT_DATE", True),
+        ("SELECT date ( )", True),
+        ("SELECT Now()", True),
+        ("SELECT julianday()", True),
+        ("SELECT date(order_date, '-7 day') FROM sales", False),
+        ("SELECT nowhere, knowledge FROM t", False),
+        ("SELECT strftime('%Y', order_date) FROM sales", False),
+    ],
+)
+def test_clock_words_find_every_statement_that_needs_anchoring(sql: str, reads: bool) -> None:
+    assert may_read_clock(sql) is reads
+
+
+def test_a_statement_with_nothing_to_rewrite_runs_as_written_and_refusals_keep_their_reason(sales_db: Path) -> None:
+    db = SqliteDatabase(sales_db)
+    statement = db.prepare_statement("SELECT count(*) FROM sales", now=datetime(2024, 5, 1))
+    assert statement.text == "SELECT count(*) FROM sales" and statement.tree.key == "select"
+    with pytest.raises(SqlRejected, match="load_extension"):
+        db.execute("SELECT \"load_extension\"('x')")
+    with pytest.raises(SqlRejected, match="exactly one statement"):
+        db.execute("SELECT 1; SELECT 2")

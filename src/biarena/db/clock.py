@@ -1,5 +1,6 @@
 """Clock anchoring: rewrite `now`, `CURRENT_DATE` and friends in the AST to a fixed moment."""
 
+import re
 from datetime import datetime
 
 from sqlglot import exp
@@ -30,6 +31,23 @@ def _empty_time_call(node: exp.Expression) -> bool:
         and node.sql_name().lower() in _SQLITE_NOW_WHEN_EMPTY
         and not any(node.args.values())
     )
+
+
+# Any word that may read the clock, and SQLite's time functions called without a time value. Text without either
+# cannot read the clock, so it needs no rewriting; a match (even in a string or a comment) only means "look".
+_CLOCK_WORDS = re.compile(
+    r"\b(?:"
+    + "|".join(sorted(_NOW_FUNCTIONS | _TODAY_FUNCTIONS | {"current_time", "current_datetime", "localtime"}))
+    + r")\b|\b(?:"
+    + "|".join(sorted(_SQLITE_NOW_WHEN_EMPTY))
+    + r")\s*\(\s*\)",
+    re.IGNORECASE,
+)
+
+
+def may_read_clock(sql: str) -> bool:
+    """False only when `sql` surely does not read the current time (no clock word, no empty time call)."""
+    return _CLOCK_WORDS.search(sql) is not None
 
 
 _CLOCK_NODES: tuple[type, ...] = tuple(

@@ -1,9 +1,11 @@
 """Database: the sandboxed engine interface every backend implements."""
 
 import math
+import re
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -12,11 +14,17 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
-from biarena.db.clock import anchor_clock, fold_sqlite_time_calls
+from biarena.db.clock import anchor_clock, fold_sqlite_time_calls, may_read_clock
 from biarena.db.errors import SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.guard import check_read_only, parse_statements
 from biarena.db.limits import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, LIMIT_FIELDS, SandboxLimits, format_size
 from biarena.db.result import QueryResult
+
+_KEPT_STATEMENTS = 2048
+"""Checked, rewritten statements a database keeps for reuse."""
+
+# What a read statement starts with, after any comments: SELECT, WITH, VALUES or a parenthesis.
+_READ_START = re.compile(r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*(?:\(|(?:select|with|values)\b)", re.I | re.S)
 
 __all__ = ["DEFAULT_MAX_ROWS", "DEFAULT_TIMEOUT", "Database", "PreparedStatement", "fetch_capped"]
 
@@ -42,6 +50,19 @@ class Database(ABC):
 
     dialect: str = "sqlite"
     engine_checks_functions: bool = False
+    engine_is_sandbox: bool = False
+    """True when the engine itself refuses everything the parser check refuses (writes, a second statement, a
+    function off the allow-list, a value over the size cap), so its own-dialect text that needs no rewriting runs
+    without being parsed first."""
+
+    def check_refusal(self, sql: str) -> SqlRejected | None:
+        """The parser check's reason for refusing `sql`, or None when the check lets it through."""
+        try:
+            check_read_only(sql, self.dialect, max_cell_bytes=self.limits.max_cell_bytes)
+        except SqlRejected as rejected:
+            return rejected
+        return None
+
     """True when the engine itself refuses writes and functions off the allow-list (SQLite's authorizer)."""
 
     def __init__(self, limits: SandboxLimits | None = None, **overrides: Any) -> None:
@@ -50,6 +71,14 @@ class Database(ABC):
             raise TypeError(f"unknown sandbox limits: {', '.join(unknown)}")
         self.limits = replace(limits or SandboxLimits(), **overrides)
         self._lock = threading.RLock()
+        # Checked, clock-anchored text by (statement, dialect, now): a gold query shared by a question's languages,
+        # or run again by the scorer, is checked and rewritten once. Text only: every caller parses its own tree.
+        self._anchored: OrderedDict[tuple[str, str, datetime | None], str] = OrderedDict()
+
+    def forget_statements(self) -> None:
+        """Drop the checked, rewritten statements kept for reuse."""
+        with self._lock:
+            self._anchored.clear()
 
     @property
     def timeout(self) -> float:
@@ -64,6 +93,32 @@ class Database(ABC):
     def prepare_statement(self, sql: str, dialect: str | None = None, now: datetime | None = None) -> PreparedStatement:
         """Check `sql`, anchor its clock to `now`, and return what this engine runs, with its tree."""
         source = dialect or self.dialect
+        limits = self.limits
+        if (
+            self.engine_is_sandbox
+            and source == self.dialect
+            and len(sql) <= limits.max_sql_bytes
+            and _READ_START.match(sql)
+            and not (now is not None and may_read_clock(sql))
+        ):
+            # Nothing to rewrite, and the engine refuses whatever the check would (see engine_is_sandbox): it runs
+            # the text as written, and a refusal is explained by the check afterwards (check_refusal).
+            return PreparedStatement(sql, self.dialect)
+        key = (sql, source, now)
+        with self._lock:
+            text = self._anchored.get(key)
+            if text is not None:
+                self._anchored.move_to_end(key)
+                return PreparedStatement(text, self.dialect)
+        statement = self._prepare_checked(sql, source, now)
+        if self.engine_is_sandbox:
+            with self._lock:
+                self._anchored[key] = statement.text
+                if len(self._anchored) > _KEPT_STATEMENTS:
+                    self._anchored.popitem(last=False)
+        return statement
+
+    def _prepare_checked(self, sql: str, source: str, now: datetime | None) -> PreparedStatement:
         limits = self.limits
         tree = check_read_only(sql, source, max_bytes=limits.max_sql_bytes, max_cell_bytes=limits.max_cell_bytes)
         try:

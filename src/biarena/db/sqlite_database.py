@@ -71,6 +71,7 @@ class SqliteDatabase(Database):
 
     dialect = "sqlite"
     engine_checks_functions = True
+    engine_is_sandbox = True
 
     def __init__(self, path: str | Path, **limits: Any) -> None:
         super().__init__(**limits)
@@ -123,7 +124,7 @@ class SqliteDatabase(Database):
             )
             return columns, rows, truncated_by
         except sqlite3.Warning as error:
-            raise SqlRejected(str(error)) from None
+            raise self.check_refusal(sql) or SqlRejected(str(error)) from None
         except sqlite3.DatabaseError as error:
             if stopped == "timeout":
                 raise SqlTimeout(f"statement interrupted after {timeout:g} s") from None
@@ -136,12 +137,14 @@ class SqliteDatabase(Database):
                 raise SqlTooLarge(
                     f"the statement made a value over the {format_size(limits.max_cell_bytes)} per-value limit"
                 ) from None
+            # A statement may have run unparsed (engine_is_sandbox): when the check refuses it, its reason is clearer.
+            refusal = self.check_refusal(sql)
             if "not authorized" in message or "prohibited" in message:
-                raise SqlRejected(f"the engine refused it: {message}") from None
-            raise SqlError(message) from None
+                raise refusal or SqlRejected(f"the engine refused it: {message}") from None
+            raise refusal or SqlError(message) from None
         except sqlite3.ProgrammingError as error:
             if "one statement" in str(error):
-                raise SqlRejected(str(error)) from None
+                raise self.check_refusal(sql) or SqlRejected(str(error)) from None
             raise SqlError(str(error)) from None
         except (ValueError, OverflowError, MemoryError) as error:
             raise SqlError(str(error) or type(error).__name__) from None

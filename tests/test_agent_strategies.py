@@ -50,7 +50,11 @@ def test_sequential_synthesis_sees_plan_purposes_results_and_counts(env: AgentEn
     assert "Query 1: all sales\nSELECT count(*) AS sales FROM sales\nResult 1:\nsales\n400\n(1 row)" in text
     assert "Query 2: sales per city" in text and "(5 rows)" in text
     assert "comprehensive analysis (at most 400 words)" in text and synthesis.max_tokens == 650
-    assert "Today is 2023-01-17 09:30:00" in text and "Amounts are in euros." in text
+    # today and the business knowledge come once, in the system prompt both calls share
+    system = synthesis.messages[0][1]
+    assert synthesis.messages[0] == provider.requests[0].messages[0]
+    assert "Today is 2023-01-17 09:30:00" in system and "Amounts are in euros." in system
+    assert "Today is" not in text and "Amounts are in euros." not in text
     assert answer.text == "An analysis."
 
 

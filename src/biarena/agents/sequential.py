@@ -58,7 +58,6 @@ class Sequential(LLMAgent):
 
     def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """S = h(Q, D, K); R = e(S); A = f(Q, R, K), with S and R index-aligned."""
-        context = self.context(env, question)
         messages: list[Message] = [
             self.system_message(env, question),
             {
@@ -78,17 +77,18 @@ class Sequential(LLMAgent):
         draft.final_sql = self.final_sql(draft.steps)
         if not written:
             draft.notes.append("the model wrote no SQL; the answer was written without data")
+        # The synthesis is asked under the same system prompt as the first call, which already states today and the
+        # business knowledge: a local model reuses its evaluated state, and nothing is said twice.
         synthesis = render(
             "synthesis",
             question=question.text,
-            now=context["now"],
-            knowledge=context["knowledge"],
+            now=None,
+            knowledge=None,
             plan=draft.plan,
             evidence=self.evidence(draft.steps),
             words=self.answer_words,
             short=self.short_answer,
         )
-        # The synthesis shares the system prompt (schema) with the first call, so a local model reuses its state.
         text = self.chat(
             tally,
             [messages[0], {"role": "user", "content": synthesis}],

@@ -67,3 +67,23 @@ def test_audit_prints_the_suites_quality_figures(tmp_path: Path) -> None:
     hits, total = map(int, re.search(r"within 10%: (\d+) of (\d+)", text).groups())
     assert total >= 6 and hits * 3 <= total
     assert "unanswerable questions: 0 " in text
+
+
+def test_audit_finds_references_whose_supporting_rows_are_gone(tmp_path: Path) -> None:
+    import sqlite3
+
+    from biarena.benchmarks import load_benchmark
+    from biarena.generate.corgi_suite.audit import audit
+
+    out = tmp_path / "suite"
+    corgi_suite.build(out, verticals=["food_delivery"], scale=0.05)
+    benchmark = load_benchmark(out)
+    assert audit(benchmark).unanswerable == []
+    event = vertical_spec("food_delivery").planted[0]
+    conn = sqlite3.connect(benchmark.database_location("food_delivery"))
+    conn.execute(f'DELETE FROM "{event.cause["table"]}" WHERE note = ?', (event.cause["row"]["note"],))
+    conn.commit()
+    conn.close()
+    gone = audit(benchmark).unanswerable
+    asked = {q.id for q in benchmark.questions if (q.evidence or {}).get("event") == event.name}
+    assert asked and set(gone) == asked

@@ -76,6 +76,6 @@ def _print_audit(out_dir: Path) -> None:
     print_table(table)
     naive = f"{figures.naive_hits} of {figures.naive_total} ({figures.naive_rate:.0%})"
     err.print(Text(f"leaks (reference figures in what agents see): {len(figures.leaks)}"))
-    err.print(Text(f"count forecasts a same-month-last-year guess gets within 10%: {naive}"))
+    err.print(Text(f"forecasts a same-period-last-year guess gets within 10%: {naive}"))
     unanswerable = ", ".join(figures.unanswerable[:5]) or "none"
     err.print(Text(f"unanswerable questions: {len(figures.unanswerable)} ({unanswerable})"))

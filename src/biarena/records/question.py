@@ -1,6 +1,7 @@
 """The Question record."""
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +35,12 @@ class Question(BaseModel):
     """Clock anchor for this question; falls back to the benchmark's."""
     group: str | None = None
     """Paraphrase group: questions that ask the same thing (other wording or language) share it."""
+    evidence: dict[str, Any] | None = None
+    """What supports the reference answer, when a simulator knows it: `kind` (planted, seasonal, trend, segment,
+    rule, forecast, ...), `parameters` (the hidden generator parameters it rests on), `support_sql` (queries whose
+    rows support it; each returns rows), and where they apply `cause` ({table, row}), `window` ([first, last] day),
+    `expected`, `tolerance` (relative, or in share points when `tolerance_unit` is `points`) and `naive_sql` (the
+    same period a year earlier) for a forecast."""
 
     def category(self, prefix: str) -> str | None:
         """Return the first label's value under `prefix` (`bis` -> `time_period`), or None."""

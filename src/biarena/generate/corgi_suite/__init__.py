@@ -1,8 +1,8 @@
 """The CORGI suite: simulated business databases for the ten verticals, with questions of CORGI's four types.
 
 Type 1 (descriptive) questions have gold SQL: the template factory over roles read off each spec, plus vertical
-templates. Types 2-4 (explanatory, predictive, recommendational) have reference answers from the simulator's
-rules; an explanatory question about a planted event carries the planted cause.
+templates (`descriptive`). Types 2-4 (`explanatory`, `predictive`, `recommendational`) have reference answers from
+the simulator's rules, each with its evidence: the hidden parameters and the queries whose rows support it.
 """
 
 import sqlite3
@@ -14,7 +14,10 @@ from biarena.benchmarks import save_benchmark
 from biarena.db import open_database
 from biarena.errors import FormatError
 from biarena.generate.corgi_suite.audit import leaks
-from biarena.generate.corgi_suite.questions import explanatory, predictive, recommendational, vertical_descriptive
+from biarena.generate.corgi_suite.descriptive import vertical_descriptive
+from biarena.generate.corgi_suite.explanatory import explanatory
+from biarena.generate.corgi_suite.predictive import predictive
+from biarena.generate.corgi_suite.recommendational import recommendational
 from biarena.generate.corgi_suite.spec_roles import roles_from_spec
 from biarena.generate.factory import generate_questions
 from biarena.records import Benchmark, DatabaseRef, Question
@@ -28,7 +31,7 @@ type 1 ask for facts in the data; type 2 asks why something happened; type 3 ask
 for a recommendation. Answer from the data and say which numbers support the answer.
 """
 
-MINIMUM_PER_TYPE = 10
+MINIMUM_PER_TYPE = 30
 
 Progress = Callable[[int, int, str, str], None]
 """Called as (verticals finished, verticals in all, vertical name, what is happening) while a suite builds."""

@@ -1,12 +1,10 @@
 """audit: the CORGI suite's quality figures, and leaks: reference figures agents could read in their briefing."""
 
-import calendar
 import re
 from dataclasses import dataclass
 
-from biarena.db import open_database
-from biarena.records import Benchmark
-from biarena.synth import vertical_spec
+from biarena.db import Database, open_database
+from biarena.records import Benchmark, Question
 
 _FIGURE = re.compile(r"(?<![\w.±])[+-]?\d[\d,]*(?:\.\d+)?%|(?<![\w.])\d+\.\d+(?![\d])")
 """Percentages (with their sign, if any) and decimal numbers such as multipliers; bare integers are too common."""
@@ -54,19 +52,20 @@ class Audit:
     """corgi:typeN -> distinct question forms across the suite."""
     leaks: list[Leak]
     naive_hits: int
-    """Count forecasts that last year's same month already gets within 10% of."""
+    """Forecasts (counts and amounts over a period) that the same period a year earlier already gets within 10% of."""
     naive_total: int
     unanswerable: list[str]
-    """Questions whose gold returns no rows, or whose reference rests on tables with no rows."""
+    """Questions whose gold returns no rows, or whose reference's supporting queries find none."""
 
     @property
     def naive_rate(self) -> float:
-        """Share of count forecasts a naive same-month-last-year guess gets within 10%."""
+        """Share of forecasts a naive same-period-last-year guess gets within 10%."""
         return self.naive_hits / self.naive_total if self.naive_total else 0.0
 
 
 TYPES = ("corgi:type1", "corgi:type2", "corgi:type3", "corgi:type4")
-_FORECAST = re.compile(r"How many .+ should we expect in (\w+) (\d{4})\?")
+NAIVE_TOLERANCE = 0.10
+"""A naive forecast this close to the reference counts as a hit."""
 
 
 def _kind(labels: list[str]) -> str:
@@ -77,6 +76,26 @@ def form_of(labels: list[str]) -> str:
     """A question's form: its `corgi:form:` label, else (factory questions) its other labels."""
     named = [label for label in labels if label.startswith("corgi:form:")]
     return named[0] if named else "|".join(sorted(label for label in labels if not label.startswith("corgi:")))
+
+
+def _answerable(conn: Database, question: Question) -> bool:
+    """A gold query returns rows; a reference's supporting queries each return rows (else its tables have rows)."""
+    if question.gold_sql:
+        return bool(conn.execute(question.gold_sql[0], now=question.now).rows)
+    support = (question.evidence or {}).get("support_sql") or []
+    if support:
+        return all(conn.execute(sql, now=question.now).rows for sql in support)
+    return all(conn.execute(f'SELECT 1 FROM "{t}" LIMIT 1').rows for t in question.tables)
+
+
+def _naive_hit(conn: Database, question: Question) -> bool | None:
+    """Whether the same period a year earlier is within 10% of a forecast's figure; None when it has no naive twin."""
+    evidence = question.evidence or {}
+    expected, naive_sql = evidence.get("expected"), evidence.get("naive_sql")
+    if not naive_sql or not isinstance(expected, int | float) or expected <= 0:
+        return None
+    naive = conn.execute(naive_sql, now=question.now).rows[0][0] or 0
+    return abs(float(naive) / expected - 1) <= NAIVE_TOLERANCE
 
 
 def audit(benchmark: Benchmark) -> Audit:
@@ -94,23 +113,12 @@ def audit(benchmark: Benchmark) -> Audit:
             counts[question.database][kind] += 1
             forms[kind].add(form_of(question.labels))
             conn = connections[question.database]
-            if question.gold_sql:
-                if not conn.execute(question.gold_sql[0], now=question.now).rows:
-                    unanswerable.append(question.id)
-            elif any(not conn.execute(f'SELECT 1 FROM "{t}" LIMIT 1').rows for t in question.tables):
+            if not _answerable(conn, question):
                 unanswerable.append(question.id)
-            match = _FORECAST.fullmatch(question.text)
-            expected = re.match(r"About ([\d,]+)", question.reference_answer or "")
-            if kind == "corgi:type3" and match and expected and question.tables:
-                month = list(calendar.month_name).index(match.group(1))
-                stamp = vertical_spec(question.database).tables[question.tables[0]].stamp
-                naive = conn.execute(
-                    f'SELECT count(*) FROM "{question.tables[0]}" WHERE substr("{stamp}", 1, 7) = '
-                    f"'{int(match.group(2)) - 1}-{month:02d}'"
-                ).rows[0][0]
-                reference = float(expected.group(1).replace(",", ""))
+            hit = _naive_hit(conn, question) if kind == "corgi:type3" else None
+            if hit is not None:
                 total += 1
-                hits += reference > 0 and abs(naive / reference - 1) <= 0.10
+                hits += hit
     finally:
         for conn in connections.values():
             conn.close()

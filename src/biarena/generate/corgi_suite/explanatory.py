@@ -1,0 +1,405 @@
+"""explanatory: why-questions (type 2) about effects the simulator caused, each reference naming its cause.
+
+Planted events carry their planted cause (a row in another table); seasons, recurring events and weekends the
+spec's multiplier and reason; growth the trend and its change; segment and rule consequences the parameters that
+make them. Each reference records its hidden parameters and the queries whose rows support it.
+"""
+
+from datetime import date
+
+from biarena.generate.corgi_suite.common import (
+    MONTHS,
+    Draft,
+    condition_words,
+    data_year,
+    hidden_evidence,
+    is_value,
+    month_bounds,
+    monthly_sql,
+    numbered,
+    operating_rules,
+    percent,
+    period,
+    planted_evidence,
+    planted_windows,
+    q,
+    seasonal_parameters,
+    slice_name,
+    trend_parameters,
+    trend_text,
+    value_measure,
+    value_words,
+    word_values,
+)
+from biarena.generate.corgi_suite.spec_roles import fact_tables, noun, stamp_of, words
+from biarena.records import Question
+from biarena.synth.spec import Spec
+
+
+def _planted(spec: Spec) -> list[Draft]:
+    out = []
+    for event in spec.planted:
+        direction = "rise" if event.factor >= 1 else "fall"
+        tables = [event.table, str(event.cause.get("table"))]
+        evidence = planted_evidence(spec, event)
+        if event.kind == "shift":
+            larger = "larger" if event.factor >= 1 else "smaller"
+            share = f"a {larger} share of {noun(spec, event.table)}"
+            text = f"Why did {slice_name(spec, event)} make up {share} {period(event)}?"
+            form = "planted-shift-why"
+        else:
+            text, form = f"Why did {slice_name(spec, event)} {direction} {period(event)}?", "planted-why"
+        reference = event.explanation + hidden_evidence(event)
+        out.append(Draft(text, reference, tables, form, evidence, ["corgi:planted"]))
+        out.append(
+            Draft(
+                f"What happened around {MONTHS[event.start.month]} {event.start.year} that changed our "
+                f"{slice_name(spec, event)}?",
+                reference,
+                tables,
+                "planted-what",
+                evidence,
+                ["corgi:planted"],
+            )
+        )
+        lift = 1 + (event.factor - 1) * spec.slice_share(event)
+        for table in event.propagate:
+            out.append(
+                Draft(
+                    f"Why did {noun(spec, table)} {direction} {period(event)}?",
+                    f"They followed the {direction} in {slice_name(spec, event)}: {event.explanation}"
+                    + hidden_evidence(event, table, lift),
+                    [table, event.table, str(event.cause.get("table"))],
+                    "propagation-why",
+                    planted_evidence(spec, event, table, lift),
+                    ["corgi:planted"],
+                )
+            )
+        measure = value_measure(spec, event.table)
+        if event.kind != "shift" and measure:
+            less = "more" if event.factor >= 1 else "less"
+            out.append(
+                Draft(
+                    f"Why did {slice_name(spec, event)} bring in {less} revenue {period(event)} than in the weeks "
+                    "before?",
+                    f"Because there were {'more' if event.factor >= 1 else 'fewer'} of them, not because each was "
+                    f"worth {'more' if event.factor >= 1 else 'less'}: {event.explanation}" + hidden_evidence(event),
+                    tables,
+                    "planted-value-why",
+                    evidence | {"measure": measure},
+                    ["corgi:planted"],
+                )
+            )
+        if event.kind != "shift" and word_values(spec, event.table, event.column):
+            out.append(
+                Draft(
+                    f"Why did the mix of {noun(spec, event.table)} by {words(event.column)} change {period(event)}?",
+                    f"{slice_name(spec, event).capitalize()} {'grew' if event.factor >= 1 else 'shrank'} while the "
+                    f"rest held their usual level, so their share {'rose' if event.factor >= 1 else 'fell'}: "
+                    + event.explanation
+                    + hidden_evidence(event),
+                    tables,
+                    "planted-mix-why",
+                    evidence,
+                    ["corgi:planted"],
+                )
+            )
+    return out
+
+
+def _touches(spec: Spec, table: str, month: int) -> bool:
+    return any(month in (p.start.month, p.end.month) for p in planted_windows(spec, table))
+
+
+def _seasons(spec: Spec) -> list[Draft]:
+    out = []
+    facts = fact_tables(spec)
+    year = data_year(spec)
+    parameters = seasonal_parameters(spec)
+    for month, factor in sorted(spec.seasonality.months.items()):
+        reason = spec.seasonality.reasons.get(month, "the season")
+        first, last = month_bounds(year, month)
+        for number, table in enumerate(facts):
+            if _touches(spec, table, month):
+                continue
+            evidence = {
+                "kind": "seasonal",
+                "parameters": {"month": month, "factor": factor, "reason": reason, "seasonality": parameters},
+                "window": [first.isoformat(), last.isoformat()],
+                "support_sql": [monthly_sql(spec, table, date(year, 1, 1), date(year, 12, 31))],
+            }
+            direction = "higher" if factor >= 1 else "lower"
+            claim = (
+                f"Seasonality: {MONTHS[month]} runs at {factor:.2f} times the usual level ({percent(factor)}) "
+                f"because of {reason}; the same pattern appears every year, not only in {year}."
+            )
+            if number == 0:
+                text, form = (
+                    f"Why were {noun(spec, table)} {direction} in {MONTHS[month]} {year} than in a typical month?",
+                    "season-why",
+                )
+            elif factor >= 1:
+                text, form = f"What drives the {MONTHS[month]} peak in our {noun(spec, table)}?", "season-peak-why"
+            else:
+                text, form = f"Why do our {noun(spec, table)} slow down every {MONTHS[month]}?", "season-dip-why"
+            out.append(Draft(text, claim, [table], form, evidence, ["corgi:seasonal"]))
+    for event in spec.seasonality.events:
+        for table in facts[:2]:
+            first = date(data_year(spec), event.month, event.days[0])
+            last = date(data_year(spec), event.month, event.days[1])
+            out.append(
+                Draft(
+                    f"Why do {noun(spec, table)} jump every year around {MONTHS[event.month]} "
+                    f"{event.days[0]}-{event.days[1]}?",
+                    f"{event.reason or value_words(event.name)}: activity runs at {event.factor:.2f} times the "
+                    f"usual level ({percent(event.factor)}) from {MONTHS[event.month]} {event.days[0]} to "
+                    f"{event.days[1]}.",
+                    [table],
+                    "event-why",
+                    {
+                        "kind": "seasonal",
+                        "parameters": {"event": event.model_dump(mode="json")},
+                        "window": [first.isoformat(), last.isoformat()],
+                        "support_sql": [monthly_sql(spec, table, first, last)],
+                    },
+                    ["corgi:seasonal"],
+                )
+            )
+    weekend = spec.seasonality.weekend
+    if weekend != 1.0:
+        for table in facts[:2]:
+            stamp = stamp_of(spec, table) or ""
+            direction = "higher" if weekend > 1 else "lower"
+            out.append(
+                Draft(
+                    f"Why are {noun(spec, table)} {direction} on weekends than on weekdays?",
+                    f"Weekend activity runs at {weekend:.2f} times the weekday level ({percent(weekend)}), a weekly "
+                    "pattern of this business.",
+                    [table],
+                    "weekend-why",
+                    {
+                        "kind": "seasonal",
+                        "parameters": {"weekend": weekend},
+                        "support_sql": [
+                            f"SELECT strftime('%w', {q(stamp)}) AS weekday, count(*) AS n FROM {q(table)} "
+                            "GROUP BY 1 ORDER BY 1"
+                        ],
+                    },
+                    ["corgi:seasonal"],
+                )
+            )
+    return out
+
+
+def _trends(spec: Spec) -> list[Draft]:
+    out = []
+    phases = sorted(spec.seasonality.trend, key=lambda t: t.since)
+    if not phases:
+        return out
+    year = data_year(spec)
+    parameters = {"trend": trend_parameters(spec)}
+    quiet = [m for m in range(1, 13) if m not in spec.seasonality.months]
+    for number, table in enumerate(fact_tables(spec)):
+        support = [monthly_sql(spec, table, spec.start, date(year, 12, 31))]
+        evidence = {"kind": "trend", "parameters": parameters, "support_sql": support}
+        growth = phases[-1].growth
+        out.append(
+            Draft(
+                f"Why do we have so many more {noun(spec, table)} now than when we started?",
+                f"Steady growth, not a one-off: {trend_text(spec)}; seasonality moves the months around the trend.",
+                [table],
+                "trend-why",
+                evidence,
+                ["corgi:trend"],
+            )
+        )
+        for month in [m for m in quiet if not _touches(spec, table, m)][number : number + 2]:
+            first, last = month_bounds(year - 1, month)
+            out.append(
+                Draft(
+                    f"Why were {noun(spec, table)} {'higher' if growth >= 0 else 'lower'} in {MONTHS[month]} {year} "
+                    f"than in {MONTHS[month]} {year - 1}?",
+                    f"A year of growth: {trend_text(spec)}. {MONTHS[month]} has no seasonal or planted "
+                    "effect of its own, so the difference is a year of growth.",
+                    [table],
+                    "yoy-why",
+                    evidence
+                    | {
+                        "window": [first.isoformat(), month_bounds(year, month)[1].isoformat()],
+                        "support_sql": [
+                            monthly_sql(spec, table, first, last),
+                            monthly_sql(spec, table, *month_bounds(year, month)),
+                        ],
+                    },
+                    ["corgi:trend"],
+                )
+            )
+        if len(phases) > 1:
+            now, before = phases[-1], phases[-2]
+            change = "slowed" if now.growth < before.growth else "picked up"
+            out.append(
+                Draft(
+                    f"Why has growth in {noun(spec, table)} {change} since {MONTHS[now.since.month]} {now.since.year}?",
+                    f"A change of trend: {now.reason or 'the market changed'}; growth went from about "
+                    f"{before.growth * 100:+.0f}% to {now.growth * 100:+.0f}% a year from {now.since.isoformat()}.",
+                    [table],
+                    "trend-change-why",
+                    evidence | {"window": [now.since.isoformat(), None]},
+                    ["corgi:trend"],
+                )
+            )
+    return out
+
+
+def _segments(spec: Spec) -> list[Draft]:
+    out = []
+    for table, spec_table in spec.tables.items():
+        for name, column in spec_table.columns.items():
+            if not (column.kind == "foreign" and column.weight and column.ref):
+                continue
+            parent, key = column.ref.split(".")
+            by = column.weight["column"]
+            weights = column.weight["values"]
+            top, low = max(weights, key=weights.get), min(weights, key=weights.get)
+            rates = ", ".join(f"{k} {v:g}" for k, v in weights.items())
+            evidence = {
+                "kind": "segment",
+                "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
+                "support_sql": [
+                    f"SELECT p.{q(by)}, count(*) AS n FROM {q(table)} t JOIN {q(parent)} p "
+                    f"ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
+                ],
+            }
+            out.append(
+                Draft(
+                    f"Why do {top} {noun(spec, parent)} account for a larger share of {noun(spec, table)} than "
+                    f"of {noun(spec, parent)}?",
+                    f"Behaviour differs by {words(by)}: a {top} {words(parent)} generates "
+                    f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one "
+                    f"(relative rates: {rates}).",
+                    [table, parent],
+                    "segment-why",
+                    evidence,
+                    ["corgi:segment"],
+                )
+            )
+            out.append(
+                Draft(
+                    f"Why do a few of our {noun(spec, parent)} seem to produce most of our {noun(spec, table)}?",
+                    f"They are mostly {top} {noun(spec, parent)}: each generates about "
+                    f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one (relative "
+                    f"rates: {rates}).",
+                    [table, parent],
+                    "concentration-why",
+                    evidence,
+                    ["corgi:segment"],
+                )
+            )
+    return out
+
+
+def _relations(spec: Spec) -> list[Draft]:
+    """Consequences of relational rules: matched parents, lifecycle conditions, ranges by category."""
+    out = []
+    for table, spec_table in spec.tables.items():
+        for name, column in spec_table.columns.items():
+            if column.kind == "foreign" and column.ref and column.match:
+                parent, key = column.ref.split(".")
+                match = column.match
+                via = str(match["via"])
+                other, other_key = str(spec_table.columns[via].ref).split(".")
+                same = str(match.get("of", match["column"]))
+                place = words(same.removesuffix("_id"))
+                share = float(match.get("share", 1.0))
+                out.append(
+                    Draft(
+                        f"Why are most {noun(spec, table)} with {noun(spec, parent)} in the same {place} as their "
+                        f"{noun(spec, other)}?",
+                        f"That is how the business works: for about {share * 100:.0f} in 100 {noun(spec, table)} the "
+                        f"{words(parent)} is chosen in the {words(other)}'s own {place}; the rest cross over.",
+                        [table, parent, other],
+                        "match-why",
+                        {
+                            "kind": "rule",
+                            "parameters": {"table": table, "column": name, "match": match},
+                            "support_sql": [
+                                f"SELECT p.{q(str(match['column']))} = o.{q(same)} AS same_place, count(*) AS n "
+                                f"FROM {q(table)} t JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} "
+                                f"JOIN {q(other)} o ON t.{q(via)} = o.{q(other_key)} GROUP BY 1"
+                            ],
+                        },
+                        ["corgi:rule"],
+                    )
+                )
+            if column.kind == "foreign" and column.ref and column.where:
+                parent, key = column.ref.split(".")
+                out.append(
+                    Draft(
+                        f"Why do some {noun(spec, parent)} never get any {noun(spec, table)}?",
+                        f"Only some {noun(spec, parent)} can have {noun(spec, table)}: the business records "
+                        f"{noun(spec, table)} only for {noun(spec, parent)} where {condition_words(column.where)}; "
+                        "the others stop earlier in their lifecycle.",
+                        [table, parent],
+                        "lifecycle-why",
+                        {
+                            "kind": "rule",
+                            "parameters": {"table": table, "column": name, "where": column.where},
+                            "support_sql": [
+                                f"SELECT count(*) AS n FROM {q(parent)} p WHERE NOT ({column.where}) "
+                                f"AND NOT EXISTS (SELECT 1 FROM {q(table)} t WHERE t.{q(name)} = p.{q(key)}) "
+                                "HAVING count(*) > 0"
+                            ],
+                        },
+                        ["corgi:rule"],
+                    )
+                )
+            if column.ranges:
+                by = column.ranges["column"]
+                bounds = column.ranges["values"]
+                ordered = sorted(bounds, key=lambda v: bounds[v][0])
+                out.append(
+                    Draft(
+                        f"Why does {words(name)} differ so much between {value_words(ordered[0])} and "
+                        f"{value_words(ordered[-1])} {noun(spec, table)}?",
+                        f"{words(name).capitalize()} follows the {words(by)}: each {words(by)} has its own range ("
+                        + ", ".join(f"{value_words(v)} {bounds[v][0]} to {bounds[v][1]}" for v in ordered)
+                        + ").",
+                        [table],
+                        "range-why",
+                        {
+                            "kind": "rule",
+                            "parameters": {"table": table, "column": name, "ranges": column.ranges},
+                            "support_sql": [
+                                f"SELECT {q(by)}, min({q(name)}), max({q(name)}) FROM {q(table)} GROUP BY 1 ORDER BY 1"
+                            ],
+                        },
+                        ["corgi:rule"],
+                    )
+                )
+    for rule in operating_rules(spec):
+        if not rule.description or not is_value(spec, rule.table, rule.column):
+            continue
+        out.append(
+            Draft(
+                f"Why does the {words(rule.column)} differ between our {noun(spec, rule.table)}?",
+                f"A business rule sets it ({value_words(rule.name)}), and the data follow it on every row; the "
+                "policy is stated in the business description.",
+                [rule.table],
+                "rule-why",
+                {
+                    "kind": "rule",
+                    "parameters": {"rule": rule.model_dump(mode="json")},
+                    "support_sql": [
+                        f"SELECT {q(rule.column)}, count(*) AS n FROM {q(rule.table)} GROUP BY 1 ORDER BY n DESC"
+                    ],
+                },
+                ["corgi:rule"],
+            )
+        )
+    return out
+
+
+def explanatory(spec: Spec, database: str) -> list[Question]:
+    """Why-questions with references from the simulator: planted causes, seasons, trend, segments, rules."""
+    drafts = [*_planted(spec), *_seasons(spec), *_trends(spec), *_segments(spec), *_relations(spec)]
+    return numbered(spec, database, "type2", drafts)

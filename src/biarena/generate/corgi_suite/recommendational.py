@@ -1,0 +1,428 @@
+"""recommendational: what-should-we-do questions (type 4) about levers the simulator's rules make real.
+
+Timing rests on the seasons and recurring events, segments on the generating weights, slices on what the data
+favours over the last year (sums only of value measures: money, or counting rows), policies on the rules, and
+responses to planted events on their causes. Each reference states what the data supports.
+"""
+
+from datetime import date
+
+from biarena.db import Database
+from biarena.generate.corgi_suite.common import (
+    MONTHS,
+    Draft,
+    day_between,
+    dimensions,
+    hidden_evidence,
+    is_value,
+    last_year,
+    measure_words,
+    month_bounds,
+    monthly_sql,
+    next_months,
+    numbered,
+    operating_rules,
+    percent,
+    period,
+    planted_evidence,
+    q,
+    rate,
+    seasonal_parameters,
+    slice_name,
+    trend_text,
+    value_measure,
+    value_words,
+    weight_of,
+)
+from biarena.generate.corgi_suite.spec_roles import fact_tables, noun, stamp_of, words
+from biarena.records import Question
+from biarena.synth.spec import Spec
+
+_OUTCOMES = ("status", "result", "outcome", "state")
+"""Category columns that record what happened to a row, not a lever a business can pull."""
+
+
+def _timing(spec: Spec) -> list[Draft]:
+    out = []
+    months = spec.seasonality.months
+    reasons = spec.seasonality.reasons
+    first, last = last_year(spec)
+    parameters = {"seasonality": seasonal_parameters(spec)}
+    for number, table in enumerate(fact_tables(spec)):
+        things = noun(spec, table)
+        evidence = {
+            "kind": "seasonal",
+            "parameters": parameters,
+            "support_sql": [monthly_sql(spec, table, first, last)],
+        }
+        if months:
+            low, high = min(months, key=months.get), max(months, key=months.get)
+            out.append(
+                Draft(
+                    f"When should we run a promotion to lift {things} in our slowest period?",
+                    f"In {MONTHS[low]}, the weakest month ({percent(months[low])}, {reasons.get(low, 'seasonal')}), "
+                    "to fill the seasonal trough.",
+                    [table],
+                    "promotion-timing",
+                    evidence,
+                )
+            )
+            out.append(
+                Draft(
+                    f"When should we add capacity or staff to handle {things}?",
+                    f"Before {MONTHS[high]}, the peak month ({percent(months[high])}, {reasons.get(high, 'seasonal')})"
+                    + "".join(
+                        f", and for {e.reason or e.name} ({MONTHS[e.month]} {e.days[0]}-{e.days[1]}, "
+                        f"{percent(e.factor)})"
+                        for e in spec.seasonality.events
+                    )
+                    + ".",
+                    [table],
+                    "capacity-timing",
+                    evidence,
+                )
+            )
+            if number == 0:
+                ahead = MONTHS[high - 1 if high > 1 else 12]
+                out.append(
+                    Draft(
+                        f"When should we launch a campaign to reach the most people with our {things}?",
+                        f"In {ahead}, just before the {MONTHS[high]} peak ({percent(months[high])}, "
+                        f"{reasons.get(high, 'seasonal')}), so the campaign rides the season's rising demand.",
+                        [table],
+                        "launch-timing",
+                        evidence,
+                    )
+                )
+                out.append(
+                    Draft(
+                        f"Where can we save on running costs for {things} during the year's quietest stretch?",
+                        f"Scale capacity down in {MONTHS[low]} ({percent(months[low])}, "
+                        f"{reasons.get(low, 'seasonal')})"
+                        + "".join(
+                            f" and {MONTHS[m]} ({percent(f)})" for m, f in sorted(months.items()) if f < 1 and m != low
+                        )
+                        + ", when demand is below its usual level, and bring it back before the busy months.",
+                        [table],
+                        "trough-savings",
+                        evidence,
+                    )
+                )
+        weekend = spec.seasonality.weekend
+        if weekend != 1.0:
+            busier, quieter = ("weekends", "weekdays") if weekend > 1 else ("weekdays", "weekends")
+            days_evidence = evidence | {"parameters": {"weekend": weekend}}
+            out.append(
+                Draft(
+                    f"Should we schedule more support for {things} on weekends or on weekdays?",
+                    f"On {busier}: weekend activity runs at {weekend:.2f} times the weekday level "
+                    f"({percent(weekend)}).",
+                    [table],
+                    "staffing-days",
+                    days_evidence,
+                )
+            )
+            if number == 0:
+                out.append(
+                    Draft(
+                        f"Should we run discounts on {things} on weekends or on weekdays?",
+                        f"On {quieter}, the quieter days (weekend activity is {weekend:.2f} times the weekday level, "
+                        f"{percent(weekend)}), where spare capacity costs least to fill.",
+                        [table],
+                        "discount-days",
+                        days_evidence,
+                    )
+                )
+    for event in spec.seasonality.events:
+        table = fact_tables(spec, 1)[0]
+        out.append(
+            Draft(
+                f"How should we prepare for {event.reason or value_words(event.name)} next year?",
+                f"Plan for {noun(spec, table)} at about {percent(event.factor)} on their usual level from "
+                f"{MONTHS[event.month]} {event.days[0]} to {event.days[1]}, on top of the trend ({trend_text(spec)}), "
+                "with staff and stock in place before the first day.",
+                [table],
+                "event-prep",
+                {
+                    "kind": "seasonal",
+                    "parameters": {"event": event.model_dump(mode="json")},
+                    "support_sql": [monthly_sql(spec, table, first, last)],
+                },
+            )
+        )
+    return out
+
+
+def _growth(spec: Spec, db: Database) -> list[Draft]:
+    out = []
+    year = next_months(spec, 1)[0][0]
+    ratio = weight_of(spec, date(year, 1, 1), date(year, 12, 31)) / weight_of(
+        spec, date(year - 1, 1, 1), date(year - 1, 12, 31)
+    )
+    _, last = last_year(spec)
+    weights = {m: weight_of(spec, *month_bounds(year, m)) for m in range(1, 13)}
+    peak = max(weights, key=weights.get)
+    for number, table in enumerate(fact_tables(spec, 2)):
+        things = noun(spec, table)
+        base = rate(spec, db, table)
+        parameters = {"seasonality": seasonal_parameters(spec), "rate_per_weighted_day": round(base, 4)}
+        support = [monthly_sql(spec, table, spec.start, last)]
+        out.append(
+            Draft(
+                f"How many {things} a month should we be ready to handle at next year's peak?",
+                f"About {base * weights[peak]:,.0f} in {MONTHS[peak]} {year}, the busiest month (the average month "
+                f"brings about {base * sum(weights.values()) / 12:,.0f}); {trend_text(spec)}.",
+                [table],
+                "peak-capacity",
+                {
+                    "kind": "forecast",
+                    "expected": round(base * weights[peak], 2),
+                    "tolerance": 0.10,
+                    "parameters": parameters | {"month_weights": {str(k): round(v, 3) for k, v in weights.items()}},
+                    "support_sql": support,
+                },
+            )
+        )
+        if number == 0:
+            quarter = {(y, m): weight_of(spec, *month_bounds(y, m)) for y, m in next_months(spec, 3)}
+            total = sum(quarter.values()) or 1.0
+            split = ", ".join(f"{MONTHS[m]} {w / total * 100:.0f} in 100" for (_, m), w in quarter.items())
+            out.append(
+                Draft(
+                    f"How should we split next quarter's marketing budget for {things} across its months?",
+                    f"In proportion to expected demand: {split}, following the seasonal level of each month and the "
+                    "trend; more than an even split goes to the stronger months.",
+                    [table],
+                    "budget-split",
+                    {"kind": "seasonal", "parameters": parameters, "support_sql": support},
+                )
+            )
+        out.append(
+            Draft(
+                f"How much should we grow our capacity for {noun(spec, table)} next year?",
+                f"By about {percent(ratio)} over {year - 1}: {trend_text(spec)}; plan the extra capacity for the "
+                "seasonal peaks rather than spread evenly.",
+                [table],
+                "growth-plan",
+                {
+                    "kind": "trend",
+                    "expected": round(ratio - 1, 4),
+                    "parameters": {"seasonality": seasonal_parameters(spec)},
+                    "support_sql": [monthly_sql(spec, table, spec.start, last)],
+                },
+            )
+        )
+    return out
+
+
+def _segments(spec: Spec, db: Database) -> list[Draft]:
+    out = []
+    first, last = last_year(spec)
+    for table in fact_tables(spec):
+        stamp = stamp_of(spec, table) or ""
+        things = noun(spec, table)
+        measure = value_measure(spec, table)
+        total = f"SUM({q(measure)})" if measure else "COUNT(*)"
+        label = f"total {measure_words(measure)}" if measure else f"the number of {things}"
+        within = day_between(stamp, first, last)
+        joined = within.replace(f"substr({q(stamp)}", f"substr(t.{q(stamp)}")
+        one = things[:-1] if things.endswith("s") else things
+        levers = [d for d in dimensions(spec, table) if not any(w in d for w in _OUTCOMES)]
+        for number, dim in enumerate(levers):
+            sql = f"SELECT {q(dim)}, {total} AS total FROM {q(table)} WHERE {within} GROUP BY 1 ORDER BY total DESC"
+            rows = db.execute(sql).rows
+            if len(rows) < 2:
+                continue
+            evidence = {
+                "kind": "segment",
+                "parameters": {"table": table, "column": dim, "measure": measure or "rows"},
+                "window": [first.isoformat(), last.isoformat()],
+                "support_sql": [sql],
+            }
+            out.append(
+                Draft(
+                    f"Which {words(dim)} should we prioritise to grow {label}?",
+                    f"{value_words(rows[0][0])}: it brought the most over the last twelve months "
+                    f"({rows[0][1]:,.0f}, against {rows[-1][1]:,.0f} for {value_words(rows[-1][0])}, the least).",
+                    [table],
+                    "priority-segment",
+                    evidence,
+                )
+            )
+            if measure and number < 2:
+                average = (
+                    f"SELECT {q(dim)}, AVG({q(measure)}) AS average, COUNT(*) AS n FROM {q(table)} WHERE {within} "
+                    "GROUP BY 1 ORDER BY average DESC"
+                )
+                rows = db.execute(average).rows
+                out.append(
+                    Draft(
+                        f"Which {words(dim)} is worth the most to us per {one}, and should we steer more business "
+                        "there?",
+                        f"{value_words(rows[0][0])} has the highest average {measure_words(measure)} "
+                        f"({rows[0][1]:,.2f}, against {rows[-1][1]:,.2f} for {value_words(rows[-1][0])}, "
+                        f"{(rows[0][1] / rows[-1][1] - 1) * 100:.0f} in 100 more); weigh that gap against the volume "
+                        "each brings before steering business there.",
+                        [table],
+                        "value-per-segment",
+                        evidence | {"support_sql": [average]},
+                    )
+                )
+        for name, column in spec.tables[table].columns.items():
+            if column.kind != "foreign" or not column.ref or column.weight:
+                continue
+            parent, key = column.ref.split(".")
+            if spec.tables[parent].scaled:
+                continue
+            for dim in dimensions(spec, parent)[:1]:
+                sql = (
+                    f"SELECT p.{q(dim)}, {total.replace('(', '(t.', 1) if measure else total} AS total "
+                    f"FROM {q(table)} t JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} "
+                    f"WHERE {joined} GROUP BY 1 ORDER BY total DESC"
+                )
+                rows = db.execute(sql).rows
+                if len(rows) < 2:
+                    continue
+                out.append(
+                    Draft(
+                        f"Which {words(parent)} {words(dim) if dim != 'name' else ''}".rstrip()
+                        + f" should we invest in to grow {label}?",
+                        f"{value_words(rows[0][0])}: it brought the most over the last twelve months "
+                        f"({rows[0][1]:,.0f}, against {rows[-1][1]:,.0f} for {value_words(rows[-1][0])}, the least).",
+                        [table, parent],
+                        "expansion-focus",
+                        {
+                            "kind": "segment",
+                            "parameters": {
+                                "table": table,
+                                "parent": parent,
+                                "column": dim,
+                                "measure": measure or "rows",
+                            },
+                            "window": [first.isoformat(), last.isoformat()],
+                            "support_sql": [sql],
+                        },
+                    )
+                )
+    for table, spec_table in spec.tables.items():
+        for name, column in spec_table.columns.items():
+            if not (column.kind == "foreign" and column.weight and column.ref):
+                continue
+            parent, key = column.ref.split(".")
+            by = column.weight["column"]
+            weights = column.weight["values"]
+            top = max(weights, key=weights.get)
+            rates = ", ".join(f"{k} {v:g}" for k, v in weights.items())
+            evidence = {
+                "kind": "segment",
+                "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
+                "support_sql": [
+                    f"SELECT p.{q(by)}, count(*) AS n, count(DISTINCT t.{q(name)}) AS active FROM {q(table)} t "
+                    f"JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
+                ],
+            }
+            out.append(
+                Draft(
+                    f"Which {words(parent)} {words(by)} should we focus retention on to protect {noun(spec, table)}?",
+                    f"{top}: each {top} {words(parent)} generates the most {noun(spec, table)} (relative rates: "
+                    f"{rates}).",
+                    [table, parent],
+                    "retention-focus",
+                    evidence,
+                )
+            )
+            out.append(
+                Draft(
+                    f"What kind of {noun(spec, parent)} should our acquisition campaigns target to grow "
+                    f"{noun(spec, table)}?",
+                    f"{top} {noun(spec, parent)}: one of them brings as many {noun(spec, table)} as "
+                    f"{weights[top] / min(weights.values()):.1f} of the least active kind (relative rates: {rates}).",
+                    [table, parent],
+                    "acquisition-target",
+                    evidence,
+                )
+            )
+    return out
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def _policies(spec: Spec, db: Database) -> list[Draft]:
+    out = []
+    first, last = last_year(spec)
+    for rule in operating_rules(spec):
+        if not is_value(spec, rule.table, rule.column):
+            continue
+        stamp = stamp_of(spec, rule.table)
+        within = day_between(stamp, first, last) if stamp else "1 = 1"
+        branches = rule.branches()
+        # branches by their order, not their thresholds: a policy threshold stated in the briefing is no finding
+        labels = [f"its {_ORDINALS[min(n, len(_ORDINALS) - 1)]} case" for n in range(len(branches))]
+        case = " ".join(f"WHEN {c.when} THEN {number}" for number, c in enumerate(branches))
+        amount = f", ROUND(SUM({q(rule.column)}), 2) AS total" if is_value(spec, rule.table, rule.column) else ""
+        sql = (
+            f"SELECT CASE {case} ELSE {len(branches)} END AS branch, count(*) AS n{amount} "
+            f"FROM {q(rule.table)} WHERE {within} GROUP BY 1 ORDER BY 1"
+        )
+        rows = {row[0]: row[1:] for row in db.execute(sql).rows}
+        everyone = sum(r[0] for r in rows.values()) or 1
+        parts = []
+        for number, label in enumerate([*labels, "all other " + noun(spec, rule.table)]):
+            n, *total = rows.get(number, (0,))
+            money = f", {words(rule.column)} {total[0]:,.0f}" if total and total[0] is not None else ""
+            parts.append(f"{label}: {n:,} ({n / everyone * 100:.0f} in 100{money})")
+        when = "in the last twelve months" if stamp else "in all"
+        out.append(
+            Draft(
+                f"Should we keep our {value_words(rule.name)} policy as it is?",
+                f"Weigh what each branch of it touches {when} ({'; '.join(parts)}): keep it where the branch brings "
+                "more than it costs, and test a change on one branch first rather than everywhere at once.",
+                [rule.table],
+                "policy-review",
+                {
+                    "kind": "rule",
+                    "parameters": {"rule": rule.model_dump(mode="json"), "cases": [c.when for c in branches]},
+                    "window": [first.isoformat(), last.isoformat()] if stamp else None,
+                    "support_sql": [sql],
+                },
+            )
+        )
+    return out
+
+
+def _planted(spec: Spec) -> list[Draft]:
+    out = []
+    for event in spec.planted:
+        evidence = planted_evidence(spec, event)
+        tables = [event.table, str(event.cause.get("table"))]
+        if event.kind == "shift":
+            text = f"How should we respond to the shift toward {slice_name(spec, event)} {period(event)}?"
+            ref, form = f"Plan for the new mix and address its cause. {event.explanation}", "planted-mix"
+        elif event.factor < 1:
+            text = f"What should we do about the fall in {slice_name(spec, event)} {period(event)}?"
+            ref, form = f"Respond to its cause. {event.explanation}", "planted-response"
+        else:
+            text = f"How can we sustain the rise in {slice_name(spec, event)} seen {period(event)}?"
+            ref, form = f"Build on what caused it. {event.explanation}", "planted-sustain"
+        out.append(Draft(text, ref + hidden_evidence(event), tables, form, evidence))
+        out.append(
+            Draft(
+                f"What should we watch so that a change like the one in {slice_name(spec, event)} {period(event)} "
+                "does not take us by surprise again?",
+                f"Watch the records of what caused it ({noun(spec, str(event.cause['table']))}) and the weekly "
+                f"{slice_name(spec, event)} against the weeks before. {event.explanation}" + hidden_evidence(event),
+                tables,
+                "planted-monitor",
+                evidence,
+            )
+        )
+    return out
+
+
+def recommendational(spec: Spec, db: Database, database: str) -> list[Question]:
+    """What-should-we-do questions: timing, growth, segments, policies and responses to planted events."""
+    drafts = [*_timing(spec), *_growth(spec, db), *_segments(spec, db), *_policies(spec, db), *_planted(spec)]
+    for draft in drafts:
+        draft.labels = ["corgi:simulated"]
+    return numbered(spec, database, "type4", drafts)

@@ -38,7 +38,9 @@ class ChatRequest:
             messages=tuple((m["role"], m["content"]) for m in messages),
             temperature=temperature,
             max_tokens=max_tokens,
-            schema=json.dumps(schema, sort_keys=True) if schema is not None else None,
+            # Properties keep their order: a grammar-constrained model writes them in that order, so a schema that
+            # puts a reason before its verdict gets the reasoning first.
+            schema=json.dumps(schema) if schema is not None else None,
             seed=seed,
             stop=stop,
         )

@@ -11,6 +11,8 @@ from rich.text import Text
 from biarena.cli.console import err, new_table, out, print_table, row
 from biarena.cli.options import LABELS, flag
 from biarena.report.comparison import Comparison, compare
+from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
+from biarena.report.judge_tables import judge_tables
 from biarena.report.run_data import read_runs
 from biarena.report.tables import (
     LEGEND,
@@ -23,6 +25,7 @@ from biarena.report.tables import (
     run_title,
     usage_line,
 )
+from biarena.report.traces import trace_lines
 
 
 class ShowFormat(StrEnum):
@@ -51,8 +54,15 @@ def _print_tables(comparison: Comparison, usage: bool) -> None:
             for line in cells:
                 row(table, *line)
             print_table(table)
-    if any(s.run.scores for s in comparison.summaries):
+        judged = judge_tables(comparison)
+        for title, headers, cells, numeric in judged:
+            table = new_table(title, [(h, "number" if i in numeric else "text") for i, h in enumerate(headers)])
+            for line in cells:
+                row(table, *line)
+            print_table(table)
         out.print(Text(LEGEND))
+        if judged:
+            out.print(Text(JUDGE_LEGEND))
 
 
 def show(
@@ -60,8 +70,16 @@ def show(
     format: ShowFormat = typer.Option(ShowFormat.table, "--format", help="table, json, csv or md (Markdown)."),
     labels: list[str] | None = LABELS,
     usage: bool = flag("--usage", "Also show model usage: calls, cache hits, tokens, and the cost when priced."),
+    trace: str | None = typer.Option(
+        None, "--trace", metavar="QUESTION_ID", help="Print every judge request and reply stored for one question."
+    ),
 ) -> None:
-    """Show runs' scores by category, by language and overall, with each run's coverage and outcomes."""
+    """Show runs' scores by category, by language and overall, and judges' scores by question type and dimension,
+    with each run's coverage and outcomes; `--trace ID` prints what the judges asked and were told about one answer."""
+    if trace is not None:
+        for line in trace_lines(runs, trace):
+            sys.stdout.write(line + "\n")
+        return
     comparison = compare(read_runs(runs, labels))
     for warning in comparison.warnings:
         err.print(Text(f"warning: {warning}"))

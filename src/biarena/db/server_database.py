@@ -82,8 +82,9 @@ class ServerDatabase(Database):
         if superuser or powers:
             what = "a superuser" if superuser else f"a member of {', '.join(powers)}"
             self._engine.dispose()
-            raise UsageError(f"refusing to run untrusted SQL on {safe_url(self.url)} as {what} ('{user}'): "
-                             + READ_ONLY_ROLE_HINT)
+            raise UsageError(
+                f"refusing to run untrusted SQL on {safe_url(self.url)} as {what} ('{user}'): " + READ_ONLY_ROLE_HINT
+            )
 
     def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
         from sqlalchemy.exc import DBAPIError

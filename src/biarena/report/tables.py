@@ -4,8 +4,11 @@ import csv
 import io
 from typing import Any
 
+from biarena.judges.registry import JUDGE_CLASSES
 from biarena.metrics.summary import SummaryRow
 from biarena.report.comparison import KNOWN_SCORES, Comparison, RunSummary
+from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
+from biarena.report.judge_tables import judge_json, judge_rows, judge_scores, judge_tables
 
 HEADERS = {
     "execution": "Exec",
@@ -20,7 +23,7 @@ HEADERS = {
 """Short headers for text tables."""
 
 SHOWN = ["ser", "execution_accuracy", "semantic_similarity", "result_precision", "result_recall", "result_f1"]
-"""The metrics text tables show; other scores a run has (judges) follow them."""
+"""The metrics text tables show; other scores a run has follow them, and judges' scores have tables of their own."""
 
 SECTIONS = [("by category", "by_label"), ("by language", "by_language"), ("overall", "overall")]
 """Table title and RunSummary field, in the order they print."""
@@ -32,9 +35,14 @@ LEGEND = (
 )
 
 
+def is_judge_score(name: str) -> bool:
+    """True for a judge's score (`corgi`, `corgi.structure`, `interaction.plan_length`)."""
+    return name.split(".", 1)[0] in JUDGE_CLASSES
+
+
 def shown_names(comparison: Comparison) -> list[str]:
-    """Score names a text table shows: the usual metrics, then any other score the runs have."""
-    return SHOWN + [n for n in comparison.names if n not in KNOWN_SCORES]
+    """Score names the metric tables show: the usual metrics, then any other score the runs have but judges'."""
+    return SHOWN + [n for n in comparison.names if n not in KNOWN_SCORES and not is_judge_score(n)]
 
 
 def header(name: str) -> str:
@@ -84,7 +92,13 @@ def usage_line(summary: RunSummary) -> str:
         f"usage: {spent.calls} model calls, {spent.cache_hits} replies from the cache, "
         f"{spent.prompt_tokens} prompt + {spent.completion_tokens} completion tokens"
     )
-    return line + (f", cost {spent.cost:.4f}" if spent.cost is not None else "")
+    line += f", cost {spent.cost:.4f}" if spent.cost is not None else ""
+    judged = [s.usage for s in summary.run.scores if s.usage is not None]
+    if judged:
+        tokens = sum(u.prompt_tokens + u.completion_tokens for u in judged)
+        calls, hits = sum(u.calls for u in judged), sum(u.cache_hits for u in judged)
+        line += f"; judges: {calls} model calls, {hits} replies from the cache, {tokens} tokens"
+    return line
 
 
 def run_title(summary: RunSummary) -> str:
@@ -107,8 +121,8 @@ def _row_json(row: SummaryRow, names: list[str]) -> dict[str, Any]:
 
 
 def comparison_json(comparison: Comparison) -> dict[str, Any]:
-    """Everything `show` prints, as JSON-ready data with full-precision means."""
-    names = comparison.names
+    """Everything `show` prints, as JSON-ready data with full-precision means (judges' scores under `judges`)."""
+    names = [n for n in comparison.names if not is_judge_score(n)]
     runs = []
     for summary in comparison.summaries:
         run = summary.run
@@ -127,14 +141,20 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
                 "usage": run.usage().model_dump(),
             }
         )
-    return {"runs": runs, "warnings": comparison.warnings, "compared_questions": comparison.shared}
+    return {
+        "runs": runs,
+        "judges": judge_json(comparison),
+        "warnings": comparison.warnings,
+        "compared_questions": comparison.shared,
+    }
 
 
 USAGE_FIELDS = ["calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost"]
 
 
 def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
-    """One CSV row per run and group, in every section; means at full precision, empty when absent."""
+    """One CSV row per run and group, in every section, then per judge and question type (table `judge NAME`);
+    means at full precision, empty when absent."""
     names = comparison.names
     fields = ["run", "system", "model", "benchmark", "table", "group", "questions", "answered", "coverage", *names]
     fields.append("scored")
@@ -147,11 +167,28 @@ def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
         for summary, row in section_rows(comparison, field):
             spec = summary.run.spec
             cells = [summary.run.label, spec.system, spec.model, spec.benchmark_name, title.split()[-1], row.group]
-            cells += [row.count, row.answered, row.coverage, *(row.means.get(n) for n in names)]
+            means = [None if is_judge_score(n) else row.means.get(n) for n in names]
+            cells += [row.count, row.answered, row.coverage, *means]
             cells.append(row.counts.get("execution_accuracy", 0))
             if usage:
                 spent = summary.run.usage()
                 cells += [getattr(spent, f) for f in USAGE_FIELDS]
+            writer.writerow(["" if c is None else c for c in cells])
+    scores = [s for summary in comparison.summaries for s in summary.run.scores]
+    for judge, judged in judge_scores(scores).items():
+        for item in judge_rows(comparison, judge, judged):
+            spec = item.run.run.spec
+            row = item.row
+            cells = [item.run.run.label, spec.system, spec.model, spec.benchmark_name, f"judge {judge}", item.group]
+            cells += [
+                row.count,
+                row.answered,
+                row.coverage,
+                *(row.means.get(n) if n in judged else None for n in names),
+            ]
+            cells.append(max((row.counts.get(n, 0) for n in judged), default=0))
+            if usage:
+                cells += [None] * len(USAGE_FIELDS)
             writer.writerow(["" if c is None else c for c in cells])
     return buffer.getvalue()
 
@@ -205,8 +242,13 @@ def comparison_markdown(comparison: Comparison, *, usage: bool = False) -> str:
     for title, field in SECTIONS:
         headers, rows, numeric = comparison_rows(comparison, field)
         parts.append(f"### {title}\n\n" + markdown_table(headers, rows, numeric))
+    judged = judge_tables(comparison)
+    for title, headers, rows, numeric in judged:
+        parts.append(f"### {title}\n\n" + markdown_table(headers, rows, numeric))
     if usage:
         headers, rows = usage_rows(comparison)
         parts.append("### usage\n\n" + markdown_table(headers, rows, set(range(1, len(headers)))))
     parts.append(LEGEND)
+    if judged:
+        parts.append(JUDGE_LEGEND)
     return "\n\n".join(parts) + "\n"

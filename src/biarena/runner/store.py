@@ -1,5 +1,6 @@
 """RunStore: one SQLite file (WAL) per run holding its spec, questions, answers and scores."""
 
+import json
 import os
 import sqlite3
 import stat
@@ -7,7 +8,10 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from pydantic import ValidationError
@@ -46,6 +50,19 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (question_id, name)
     );
     """,
+    """
+    CREATE TABLE traces (
+        question_id TEXT NOT NULL REFERENCES answers(question_id),
+        judge TEXT NOT NULL,
+        judge_version TEXT NOT NULL,
+        rubric_hash TEXT NOT NULL,
+        judge_model TEXT NOT NULL,
+        failed TEXT,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (question_id, judge)
+    );
+    """,
 ]
 
 _MAGIC = "biarena-run"
@@ -53,6 +70,21 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 """An answer whose record is larger than this is stored without its result previews (or as an error)."""
+
+
+@dataclass
+class JudgementRecord:
+    """One judge's judgement of one answer as stored: what made it, whether it failed, and every model call."""
+
+    question_id: str
+    judge: str
+    judge_version: str
+    rubric_hash: str | None
+    judge_model: str | None
+    failed: str | None
+    trace: list[dict[str, Any]]
+    """The trace entries (role, messages, reply, parsed, rejected, error, tokens, cached) as JSON objects."""
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
 
 
 class RunInUse(BiarenaError):
@@ -146,7 +178,7 @@ class RunStore:
         """Delete the run's spec, questions, answers and scores (the file stays a run file)."""
         with self._lock, self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            for table in ("scores", "answers", "questions"):
+            for table in ("traces", "scores", "answers", "questions"):
                 self.conn.execute(f"DELETE FROM {table}")
             self.conn.execute("DELETE FROM meta WHERE key = 'spec'")
 
@@ -185,6 +217,7 @@ class RunStore:
             with self._lock, self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 if replace:
+                    self.conn.execute("DELETE FROM traces WHERE question_id = ?", (answer.question_id,))
                     self.conn.execute("DELETE FROM scores WHERE question_id = ?", (answer.question_id,))
                 verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
                 cursor = self.conn.execute(
@@ -244,6 +277,51 @@ class RunStore:
         """Every recorded score."""
         rows = self.conn.execute("SELECT body FROM scores ORDER BY question_id, name").fetchall()
         return [Score.model_validate_json(r[0]) for r in rows]
+
+    # --- judgements ---------------------------------------------------------------------
+
+    def put_judgement(self, judgement: JudgementRecord, scores: Iterable[Score]) -> None:
+        """Record one judge's scores of one answer with its trace, together; they replace that judge's earlier ones."""
+        rows = [(s.question_id, s.name, s.scorer, s.scorer_version, s.value, s.model_dump_json()) for s in scores]
+        record = judgement
+        with self._lock, self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(
+                "DELETE FROM scores WHERE question_id = ? AND scorer = ?", (record.question_id, record.judge)
+            )
+            self.conn.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.question_id,
+                    record.judge,
+                    record.judge_version,
+                    record.rubric_hash or "",
+                    record.judge_model or "",
+                    record.failed,
+                    json.dumps(record.trace, ensure_ascii=False),
+                    record.created_at,
+                ),
+            )
+
+    def judged(self) -> set[tuple[str, str, str, str, str]]:
+        """(question id, judge, judge version, rubric hash, judge model) of every recorded judgement."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT question_id, judge, judge_version, rubric_hash, judge_model FROM traces"
+            ).fetchall()
+        return {tuple(r) for r in rows}  # type: ignore[misc]
+
+    def judgements(self, question_id: str | None = None) -> list[JudgementRecord]:
+        """Recorded judgements with their traces (of one question, or all), by question then judge."""
+        query = "SELECT * FROM traces" + (" WHERE question_id = ?" if question_id is not None else "")
+        rows = self.conn.execute(
+            query + " ORDER BY question_id, judge", (() if question_id is None else (question_id,))
+        )
+        return [
+            JudgementRecord(qid, judge, version, rubric or None, model or None, failed, json.loads(body), created)
+            for qid, judge, version, rubric, model, failed, body, created in rows.fetchall()
+        ]
 
     def close(self) -> None:
         """Close the file (and release its lock: only after SQLite let go of it, so its own locks stay intact)."""

@@ -1,0 +1,171 @@
+"""`biarena judge check`: how well a judge tells good answers from degraded copies of them."""
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import typer
+import yaml
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.text import Text
+
+from biarena.cli.console import err, new_table, out, print_table, row
+from biarena.cli.options import flag
+from biarena.errors import UsageError
+from biarena.judges import JUDGE_CLASSES
+
+app = typer.Typer(help="Measure how far to trust a judge.", no_args_is_help=True)
+
+
+def _options(values: list[str] | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for value in values or []:
+        name, sep, setting = value.partition("=")
+        if not sep or not name.strip() or not setting.strip():
+            raise UsageError(f"--judge-option {value}: give NAME=VALUE (e.g. reviewers=1)")
+        options[name.strip().replace("-", "_")] = yaml.safe_load(setting)
+    return options
+
+
+def _rate(rate: float | None, low: float | None, high: float | None) -> str:
+    if rate is None:
+        return "-"
+    return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _progress(bar: Progress, task: TaskID, done: int, total: int) -> None:
+    bar.update(task, completed=done, total=total)
+    if not err.is_terminal:  # a log gets one line per judgement instead of a bar
+        err.print(Text(f"judged {done} of {total}"))
+
+
+@app.command("check")
+def check(
+    judge_name: str = typer.Option(..., "--judge", metavar="NAME", help=f"The judge: {', '.join(JUDGE_CLASSES)}."),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
+    ),
+    benchmark_arg: str = typer.Option(
+        "corgi-synth", "--benchmark", help="Benchmark with simulator-known truths (corgi-synth or a suite directory)."
+    ),
+    count: int = typer.Option(20, "-n", "--pairs", min=1, help="Good-vs-degraded pairs to judge."),
+    seed: int = typer.Option(0, "--seed", help="Picks the questions and degradations, and seeds the judge."),
+    out_file: Path | None = typer.Option(None, "-o", "--out", help="Write the figures and every pair as JSON."),
+    score_name: str | None = typer.Option(
+        None, "--score", help="The score compared (default: the judge's first score the answer gets)."
+    ),
+    rubric: Path | None = typer.Option(None, "--rubric", metavar="FILE", help="A rubric YAML for this judge."),
+    judge_temperature: float = typer.Option(
+        0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
+    ),
+    judge_option: list[str] | None = typer.Option(
+        None, "--judge-option", metavar="NAME=VALUE", help="A judge option (repeatable), e.g. reviewers=1."
+    ),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+) -> None:
+    """How well a judge tells good answers from degraded copies of them.
+
+    Good answers (the planted cause, the right numbers, a concrete plan) are judged against degraded copies (cause
+    swapped, numbers changed by 30-50%, recommendation made vague, a claim contradicted, padded to twice the
+    length). Reported per degradation: how often the good answer scores higher (ties are not higher), with a 95%
+    Wilson interval; and how often the same answer judged twice with another seed gets the same score.
+    """
+    from biarena.benchmarks import resolve_benchmark
+    from biarena.db import DatabasePool
+    from biarena.judges import get_judge
+    from biarena.judges.check import check_judge
+    from biarena.judges.rubric import load_builtin_rubric, load_rubric_file
+    from biarena.llm import DEFAULT_MODEL, get_model
+    from biarena.metrics import ScoringContext
+
+    try:
+        judge = get_judge(judge_name, **_options(judge_option))
+    except TypeError as error:
+        raise UsageError(f"judge '{judge_name}': {error}") from None
+    loaded = None
+    if rubric is not None:
+        if not judge.default_rubric:
+            raise UsageError(f"judge '{judge.name}' takes no rubric")
+        loaded = load_rubric_file(rubric)
+        kind = load_builtin_rubric(judge.default_rubric).kind
+        if loaded.kind != kind:
+            raise UsageError(f"{rubric}: a '{loaded.kind}' rubric, but judge '{judge.name}' takes '{kind}'")
+        checker = getattr(judge, "check_rubric", None)
+        if callable(checker):
+            checker(loaded.data, loaded.source)
+    elif judge_model is not None and not judge.needs_model:
+        raise UsageError(f"judge '{judge.name}' uses no model (--judge-model)")
+    model = get_model(judge_model or DEFAULT_MODEL, use_cache=not no_cache) if judge.needs_model else None
+    benchmark = resolve_benchmark(benchmark_arg)
+    pool = DatabasePool(benchmark)
+    try:
+        scoring = ScoringContext(benchmark=benchmark, databases=pool)
+        err.print(Text(f"checking judge '{judge.name}' on {benchmark.name} ({count} pairs, seed {seed})"))
+        with Progress(
+            TextColumn("{task.description}", markup=False, style="bold"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            disable=not err.is_terminal,
+        ) as bar:
+            task = bar.add_task(f"judge {judge.name}", total=None)
+            report = check_judge(
+                judge,
+                scoring,
+                model=model,
+                count=count,
+                seed=seed,
+                temperature=judge_temperature,
+                rubric=loaded,
+                score=score_name,
+                benchmark_name=benchmark_arg,
+                on_judged=lambda done, total: _progress(bar, task, done, total),
+            )
+    finally:
+        pool.close()
+    columns = [("degradation", "name")] + [(c, "number") for c in ("pairs", "higher", "ties", "lower", "failed")]
+    table = new_table(
+        f"judge check: {report.judge} with {report.model or 'no model'} ({report.questions} good answers)",
+        [*columns, ("good scores higher [95% CI]", "name")],
+    )
+    for figures in [*report.degradations, report.overall]:
+        rate = figures.good_higher
+        row(
+            table,
+            figures.degradation,
+            figures.pairs,
+            figures.higher,
+            figures.ties,
+            figures.lower,
+            figures.failed,
+            _rate(rate.rate, rate.low, rate.high),
+        )
+    print_table(table)
+    consistency = report.consistency
+    agreement = consistency.agreement
+    line = (
+        f"self-consistency (each good answer judged twice, another seed, temperature {report.temperature:g}): "
+        f"same score {agreement.successes} of {agreement.trials}, "
+        + _rate(agreement.rate, agreement.low, agreement.high)
+    )
+    if consistency.mean_abs_difference is not None:
+        line += f", mean |difference| {consistency.mean_abs_difference:.3f}"
+    if consistency.failed:
+        line += f", {consistency.failed} failed"
+    out.print(Text(line))
+    reasons = Counter(r.failure for r in report.pairs if r.failure)
+    if reasons:
+        reason, times = reasons.most_common(1)[0]
+        shown = " ".join(reason.split())[:300]
+        out.print(Text(f"failed pairs: {sum(reasons.values())}; most often ({times}): {shown}"))
+    out.print(
+        Text(
+            f"{report.judgements} judgements, {report.model_calls} model calls, "
+            f"{report.prompt_tokens + report.completion_tokens} tokens"
+        )
+    )
+    if out_file is not None:
+        out_file.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        err.print(Text(f"wrote {out_file}"))

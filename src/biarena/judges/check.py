@@ -1,0 +1,380 @@
+"""How far to trust a judge: good answers against degraded copies whose order is known without a model.
+
+For questions with a simulator-known truth (corgi-synth types 2-4), a good answer is built from the reference and
+each degradation of `biarena.judges.degrade` makes a worse copy. The judge scores both (the pair shares its plan and
+SQL; only the text differs); the figure per degradation is how often the good answer scores higher (ties are not
+higher), with a 95% Wilson interval. Self-consistency: each good answer judged again with another seed at the
+judge's temperature, and how often the two scores are equal.
+"""
+
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from scipy.stats import binomtest
+
+from biarena.agents import AgentEnv, run_step
+from biarena.errors import UsageError
+from biarena.judges.base import Judge, JudgeContext, Judgement, JudgeReplyError
+from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, good_answer
+from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
+from biarena.llm import Model, ModelError
+from biarena.metrics.context import ScoringContext
+from biarena.records import Answer, Question, SystemSpec
+
+TYPES = ("corgi:type2", "corgi:type3", "corgi:type4")
+"""Question types whose references carry a simulator-known truth."""
+PER_QUESTION = 2
+"""Degraded copies made of each good answer (so each pair stays informative and good answers are reused)."""
+CONSISTENCY_SEED = 1000
+"""Offset of the seed of a good answer's second judgement."""
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A good answer and one degraded copy of it, to one question."""
+
+    question: Question
+    degradation: str
+    good: Answer
+    degraded: Answer
+
+
+@dataclass
+class PairResult:
+    """How the judge scored one pair."""
+
+    question_id: str
+    question_type: str
+    degradation: str
+    score: str | None
+    """The score compared."""
+    good: float | None
+    degraded: float | None
+    outcome: str
+    """`higher` (the good answer scored higher), `tie`, `lower`, or `failed` (a judgement could not be made)."""
+    failure: str | None = None
+
+
+@dataclass
+class Rate:
+    """A share with its 95% Wilson interval."""
+
+    successes: int
+    trials: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass
+class DegradationFigures:
+    """How often the good answer beat one kind of degraded copy."""
+
+    degradation: str
+    pairs: int
+    higher: int
+    ties: int
+    lower: int
+    failed: int
+    good_higher: Rate
+    """Pairs the good answer won, over the pairs judged (failed ones left out)."""
+
+
+@dataclass
+class Consistency:
+    """The same good answer judged twice (another seed, the judge's temperature)."""
+
+    answers: int
+    same: int
+    failed: int
+    agreement: Rate
+    mean_abs_difference: float | None
+
+
+@dataclass
+class CheckReport:
+    """Everything `biarena judge check` measured."""
+
+    judge: str
+    judge_version: str
+    model: str | None
+    benchmark: str
+    seed: int
+    temperature: float
+    rubric_hash: str | None
+    questions: int
+    degradations: list[DegradationFigures]
+    overall: DegradationFigures
+    consistency: Consistency
+    judgements: int
+    """Judgements made: each degraded answer once, each good answer twice."""
+    model_calls: int
+    """Calls made to the judge model (replies from the cache not counted)."""
+    prompt_tokens: int
+    completion_tokens: int
+    pairs: list[PairResult] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return asdict(self)
+
+
+def wilson(successes: int, trials: int) -> Rate:
+    """A share with its 95% Wilson score interval (scipy); no rate without trials."""
+    if trials == 0:
+        return Rate(successes, trials, None, None, None)
+    interval = binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return Rate(successes, trials, successes / trials, float(interval.low), float(interval.high))
+
+
+def question_type(question: Question) -> str:
+    """The corgi type label of a question."""
+    return next((label for label in question.labels if label in TYPES), "other")
+
+
+def candidates(questions: list[Question], judge: Judge) -> list[Question]:
+    """Questions with a simulator-known truth that the judge applies to."""
+    return [
+        q
+        for q in questions
+        if q.reference_answer and question_type(q) != "other" and good_answer(q.reference_answer) and judge.applies(q)
+    ]
+
+
+def _answer(question: Question, text: str, plan: str, steps: list) -> Answer:
+    return Answer(
+        question_id=question.id,
+        system=SystemSpec(agent="judge-check"),
+        plan=plan,
+        steps=steps,
+        final_sql=steps[-1].sql if steps else None,
+        text=text,
+    )
+
+
+def _evidence(question: Question, env: AgentEnv) -> tuple[str, list]:
+    """A plan and SQL steps shared by both answers of a pair: the size of each table the question is about."""
+    tables = [t for t in question.tables if t and t != "None"][:2]
+    steps = []
+    for table in tables:
+        quoted = '"' + table.replace('"', '""') + '"'
+        step, _ = run_step(env, question, f"SELECT COUNT(*) AS row_count FROM {quoted}", purpose=f"size of {table}")
+        steps.append(step)
+    plan = (
+        f"Look at {', '.join(tables) or 'the relevant tables'} over the period in question, compare it with the "
+        "usual level, and find the events or segments that explain the difference."
+    )
+    return plan, steps
+
+
+def build_pairs(questions: list[Question], judge: Judge, env: AgentEnv, count: int, seed: int) -> list[Pair]:
+    """`count` pairs over the question types in turn, each good answer with up to two kinds of degraded copy,
+    spreading the pairs evenly over the degradations."""
+    pool = candidates(questions, judge)
+    if not pool:
+        raise UsageError(
+            "no question with a simulator-known truth that this judge applies to (corgi-synth types 2-4 have them)"
+        )
+    rng = random.Random(seed)
+    by_type: dict[str, list[Question]] = {}
+    for q in pool:
+        by_type.setdefault(question_type(q), []).append(q)
+    for items in by_type.values():
+        rng.shuffle(items)
+    order: list[Question] = []
+    while any(by_type.values()):
+        for kind in TYPES:
+            if by_type.get(kind):
+                order.append(by_type[kind].pop())
+    causes: dict[str, list[str]] = {}
+    for q in pool:
+        cause = cause_of(good_answer(q.reference_answer or ""))
+        if cause:
+            causes.setdefault(q.database, []).append(cause)
+    made: dict[str, int] = dict.fromkeys(DEGRADATIONS, 0)
+    pairs: list[Pair] = []
+    for question in order:
+        if len(pairs) >= count:
+            break
+        text = good_answer(question.reference_answer or "")
+        copies: list[tuple[str, str]] = []
+        for name in sorted(DEGRADATIONS, key=lambda d: (made[d], DEGRADATIONS.index(d))):
+            worse = degrade(
+                name,
+                text,
+                random.Random(f"{seed}/{question.id}/{name}"),
+                causes=causes.get(question.database, []),
+                recommendational=question_type(question) == "corgi:type4",
+            )
+            if worse is not None:
+                copies.append((name, worse))
+            if len(copies) == min(PER_QUESTION, count - len(pairs)):
+                break
+        if not copies:
+            continue
+        plan, steps = _evidence(question, env)
+        good = _answer(question, text, plan, steps)
+        for name, worse in copies:
+            made[name] += 1
+            pairs.append(Pair(question, name, good, _answer(question, worse, plan, steps)))
+    return pairs
+
+
+def _score_name(judge: Judge, judgement: Judgement, wanted: str | None) -> str | None:
+    if wanted is not None:
+        return wanted
+    return next((name for name in judge.produces if judgement.scores.get(name) is not None), None)
+
+
+def _outcome(good: float | None, worse: float | None) -> str:
+    if good is None or worse is None:
+        return "failed"
+    return "higher" if good > worse else ("tie" if good == worse else "lower")
+
+
+def _figures(name: str, results: list[PairResult]) -> DegradationFigures:
+    count = {k: sum(r.outcome == k for r in results) for k in ("higher", "tie", "lower", "failed")}
+    judged = count["higher"] + count["tie"] + count["lower"]
+    return DegradationFigures(
+        degradation=name,
+        pairs=len(results),
+        higher=count["higher"],
+        ties=count["tie"],
+        lower=count["lower"],
+        failed=count["failed"],
+        good_higher=wilson(count["higher"], judged),
+    )
+
+
+def _context_for(base: JudgeContext, seed: int) -> JudgeContext:
+    return JudgeContext(
+        scoring=base.scoring,
+        model=base.model,
+        rubric=base.rubric,
+        rubric_hash=base.rubric_hash,
+        temperature=base.temperature,
+        seed=seed,
+    )
+
+
+def _safe_judge(judge: Judge, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    """A judgement; a judge that breaks its promise and raises for a model failure is recorded as failed."""
+    try:
+        return judge.judge(question, answer, context)
+    except (JudgeReplyError, ModelError) as error:
+        return Judgement(scores=dict.fromkeys(judge.produces), failed=str(error))
+
+
+def check_judge(
+    judge: Judge,
+    scoring: ScoringContext,
+    *,
+    model: Model | None,
+    count: int = 20,
+    seed: int = 0,
+    temperature: float = 0.0,
+    rubric: LoadedRubric | None = None,
+    score: str | None = None,
+    benchmark_name: str | None = None,
+    on_judged: Callable[[int, int], None] | None = None,
+) -> CheckReport:
+    """Judge `count` good-vs-degraded pairs and each good answer twice; the figures per degradation and overall."""
+    if count < 1:
+        raise UsageError("judge check needs at least one pair (-n)")
+    if judge.needs_model and model is None:
+        raise UsageError(f"judge '{judge.name}' needs a model (--judge-model)")
+    if score is not None and score not in judge.produces:
+        raise UsageError(f"judge '{judge.name}' has no score '{score}' (it gives {', '.join(judge.produces)})")
+    if rubric is None and judge.default_rubric:
+        rubric = load_builtin_rubric(judge.default_rubric)
+    base = JudgeContext(
+        scoring=scoring,
+        model=model,
+        rubric=rubric.data if rubric else None,
+        rubric_hash=rubric.hash if rubric else None,
+        temperature=temperature,
+        seed=seed,
+    )
+    env = AgentEnv(benchmark=scoring.benchmark, databases=scoring.databases)
+    pairs = build_pairs(scoring.benchmark.questions, judge, env, count, seed)
+    goods = {p.question.id: p for p in pairs}
+    total = len(pairs) + 2 * len(goods)
+    before = model.usage.snapshot() if model else None
+    done = 0
+
+    def judged(question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+        nonlocal done
+        result = _safe_judge(judge, question, answer, context)
+        done += 1
+        if on_judged is not None:
+            on_judged(done, total)
+        return result
+
+    first: dict[str, Judgement] = {}
+    again: dict[str, Judgement] = {}
+    for qid, pair in goods.items():
+        first[qid] = judged(pair.question, pair.good, base)
+        again[qid] = judged(pair.question, pair.good, _context_for(base, seed + CONSISTENCY_SEED))
+    results: list[PairResult] = []
+    for pair in pairs:
+        good = first[pair.question.id]
+        worse = judged(pair.question, pair.degraded, base)
+        name = _score_name(judge, good, score) or _score_name(judge, worse, score)
+        good_value = good.scores.get(name) if name and not good.failed else None
+        worse_value = worse.scores.get(name) if name and not worse.failed else None
+        results.append(
+            PairResult(
+                question_id=pair.question.id,
+                question_type=question_type(pair.question),
+                degradation=pair.degradation,
+                score=name,
+                good=good_value,
+                degraded=worse_value,
+                outcome=_outcome(good_value, worse_value),
+                failure=good.failed or worse.failed,
+            )
+        )
+    same = failed = 0
+    differences = []
+    for qid in goods:
+        name = _score_name(judge, first[qid], score)
+        a = first[qid].scores.get(name) if name and not first[qid].failed else None
+        b = again[qid].scores.get(name) if name and not again[qid].failed else None
+        if a is None or b is None:
+            failed += 1
+            continue
+        same += a == b
+        differences.append(abs(a - b))
+    consistency = Consistency(
+        answers=len(goods),
+        same=same,
+        failed=failed,
+        agreement=wilson(same, len(differences)),
+        mean_abs_difference=sum(differences) / len(differences) if differences else None,
+    )
+    after = model.usage.snapshot() if model else None
+    return CheckReport(
+        judge=judge.name,
+        judge_version=judge.version,
+        model=model.spec if model else None,
+        benchmark=benchmark_name or scoring.benchmark.name,
+        seed=seed,
+        temperature=temperature,
+        rubric_hash=rubric.hash if rubric else None,
+        questions=len(goods),
+        degradations=[
+            _figures(name, [r for r in results if r.degradation == name])
+            for name in DEGRADATIONS
+            if any(r.degradation == name for r in results)
+        ],
+        overall=_figures("all", results),
+        consistency=consistency,
+        judgements=done,
+        model_calls=after.calls - before.calls if after and before else 0,
+        prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
+        completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,
+        pairs=results,
+    )

@@ -1,0 +1,86 @@
+"""`corgi-single`: CORGI's single-LLM baseline: one call scores every sub-metric; same output shape as `corgi`."""
+
+from typing import Any
+
+from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
+from biarena.judges.corgi import (
+    DEFAULT_RUBRIC,
+    DIMENSION_KEYS,
+    SYSTEM,
+    aggregate,
+    details,
+    header,
+    metric_block,
+    question_type,
+    read_scores,
+    reply_tokens,
+    scores_schema,
+    sql_success,
+)
+from biarena.judges.rubric import corgi_rubric
+from biarena.records import Answer, Question
+
+
+class CorgiSingleJudge:
+    """One model call scores the type's sub-metrics (its typical optional ones may be scored null); no discriminator."""
+
+    name = "corgi-single"
+    version = "1"
+    produces = ("corgi-single", *(f"corgi-single.{key}" for key in DIMENSION_KEYS))
+    needs_model = True
+    default_rubric = DEFAULT_RUBRIC
+
+    def __init__(self, **options: object) -> None:
+        self.options = options
+
+    def check_rubric(self, rubric: dict[str, Any], source: str) -> None:
+        """Refuse a rubric that is not a valid CORGI rubric."""
+        corgi_rubric(rubric, source)
+
+    def applies(self, question: Question) -> bool:
+        """Explanatory, predictive and recommendational questions (CORGI types 2-4)."""
+        return question_type(question) in {"type2", "type3", "type4"}
+
+    def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+        """Score every dimension in one call, then aggregate as `corgi` does."""
+        rubric = corgi_rubric(context.rubric or {})
+        qtype = question_type(question) or ""
+        trace: list[TraceEntry] = []
+        ser = sql_success(question, answer, context)
+        general = rubric.general(qtype)
+        optional = [k for k in rubric.unique(qtype) if qtype in rubric.sub_metric(k).coverage.unique]
+        asked = [k for k in general if rubric.sub_metric(k).computed is None]
+        keys = [*asked, *optional]
+        prompt = header(rubric, qtype, question, answer) + (
+            f"\nScore the answer on every sub-metric below from {rubric.scale[0]} to {rubric.scale[1]} against its "
+            "anchors (a score between anchors is allowed), with a one-sentence reason."
+        )
+        if optional:
+            prompt += f" Score {', '.join(optional)} null when the answer does not call for it."
+        prompt += "\n" + metric_block(rubric, keys)
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
+        try:
+            reply = context.ask(
+                trace,
+                "single evaluator",
+                messages,
+                scores_schema(rubric, asked, optional),
+                max_tokens=reply_tokens(len(keys)),
+            )
+        except JudgeReplyError as error:
+            return Judgement(
+                scores=dict.fromkeys(self.produces),
+                sub_scores={"question_type": qtype, "ser": {"ran": ser.ran, "total": ser.total}},
+                trace=trace,
+                failed=str(error),
+            )
+        scored = read_scores(reply, keys)
+        picked = [k for k in optional if k in scored.values]
+        applicable = [m.key for d in rubric.dimensions for m in d.sub_metrics if m.key in general or m.key in picked]
+        scores, on_scale = aggregate(rubric, applicable, scored, ser, self.name)
+        return Judgement(
+            scores=scores,
+            sub_scores=details(rubric, qtype, applicable, picked, scored, ser, on_scale),
+            rationale=f"{len(on_scale)} dimensions over {len(applicable)} sub-metrics in one call",
+            trace=trace,
+        )

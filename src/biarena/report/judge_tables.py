@@ -1,0 +1,140 @@
+"""Judge scores of runs by question type: one table per judge, its headline score then its dimensions."""
+
+from dataclasses import dataclass
+
+from biarena.errors import BiarenaError
+from biarena.judges.registry import JUDGE_CLASSES, get_judge
+from biarena.metrics.summary import SummaryRow, overall, summarize
+from biarena.records import Question, Score
+from biarena.report.comparison import Comparison, RunSummary
+
+TYPE_PREFIXES = ("corgi:type", "dbqa:", "bibench:", "bis:")
+"""Labels that name a question's type, in the order they are looked for."""
+
+
+def question_type(question: Question) -> str:
+    """The label naming the question's type (`corgi:type4`, `dbqa:conclusive`, ...), else its first label."""
+    for prefix in TYPE_PREFIXES:
+        for label in question.labels:
+            if label.startswith(prefix):
+                return label
+    return question.labels[0] if question.labels else "(unlabelled)"
+
+
+def judge_scores(scores: list[Score]) -> dict[str, list[str]]:
+    """Judge name -> its score names in the runs: the headline (named like the judge) first, then in its order."""
+    names: dict[str, set[str]] = {}
+    for score in scores:
+        if score.scorer in JUDGE_CLASSES:
+            names.setdefault(score.scorer, set()).add(score.name)
+    ordered = {}
+    for judge, present in sorted(names.items()):
+        try:
+            produced = list(get_judge(judge).produces)
+        except (BiarenaError, ImportError, AttributeError):
+            produced = []
+        ordered[judge] = [n for n in produced if n in present] + sorted(present - set(produced))
+    return ordered
+
+
+def _applies(judge: str, questions: list[Question], scores: list[Score]) -> list[Question]:
+    """The questions the judge judges (those it scored, when the judge cannot be asked)."""
+    try:
+        made = get_judge(judge)
+        return [q for q in questions if made.applies(q)]
+    except (BiarenaError, ImportError, AttributeError):
+        scored = {s.question_id for s in scores if s.scorer == judge}
+        return [q for q in questions if q.id in scored]
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """A judge's means over one group of questions of one run."""
+
+    run: RunSummary
+    group: str
+    row: SummaryRow
+    failed: int
+    """Judgements of the group that failed (no value; the trace says why)."""
+
+
+def judge_rows(comparison: Comparison, judge: str, names: list[str]) -> list[JudgeRow]:
+    """The judge's rows: per run, one per question type and one for all the questions it judges."""
+    rows = []
+    for summary in comparison.summaries:
+        run = summary.run
+        questions = _applies(judge, summary.questions, run.scores)
+        if not questions:
+            continue
+        mine = [s for s in run.scores if s.scorer == judge or s.name in names]
+        failed_ids = {s.question_id for s in mine if s.sub_scores.get("failed")}
+        typed = [q.model_copy(update={"labels": [question_type(q)]}) for q in questions]
+        for row in summarize(typed, mine, names, answers=run.answers):
+            ids = {q.id for q in typed if q.labels[0] == row.group}
+            rows.append(JudgeRow(summary, row.group, row, len(ids & failed_ids)))
+        whole = overall(typed, mine, names, answers=run.answers)
+        rows.append(JudgeRow(summary, "all", whole, len({q.id for q in typed} & failed_ids)))
+    return rows
+
+
+SHORT = {
+    "operational_implementability": "implementability",
+    "purpose_alignment": "purpose",
+    "insightfulness": "insight",
+    "data_sense": "data sense",
+}
+"""Shorter headers for long dimension names."""
+
+LEGEND = (
+    "judges: 'counted' is the questions a judge judges that count in its means (a question without an answer counts "
+    "0, one not judged yet is left out); 'failed': judgements without a value (see why with show RUN --trace ID). "
+    "corgi and corgi-single score 0-5, except ser: the fraction of SQL that ran (put on 0-5 in the score)."
+)
+
+
+def judge_header(judge: str, name: str) -> str:
+    """A judge score's column header: its dimension (or `score` for the headline)."""
+    if name == judge:
+        return "score"
+    short = name.removeprefix(judge + ".")
+    return SHORT.get(short, short)
+
+
+def judge_tables(comparison: Comparison) -> list[tuple[str, list[str], list[list[str]], set[int]]]:
+    """(title, headers, cells, numeric column indexes) of each judge's table by question type."""
+    tables = []
+    scores = [s for summary in comparison.summaries for s in summary.run.scores]
+    several = len(comparison.summaries) > 1
+    for judge, names in judge_scores(scores).items():
+        headers = ["question type", *(["run"] if several else []), "counted", "failed"]
+        headers += [judge_header(judge, n) for n in names]
+        cells = []
+        for item in judge_rows(comparison, judge, names):
+            judged = max((item.row.counts.get(n, 0) for n in names), default=0)
+            line = [item.group, *([item.run.run.label] if several else []), f"{judged}/{item.row.count}"]
+            line.append(str(item.failed))
+            line += ["-" if (v := item.row.means.get(n)) is None else f"{v:.3f}" for n in names]
+            cells.append(line)
+        tables.append(
+            (f"judge {judge} by question type", headers, cells, set(range(2 if several else 1, len(headers))))
+        )
+    return tables
+
+
+def judge_json(comparison: Comparison) -> dict[str, list[dict]]:
+    """Each judge's rows as JSON-ready data with full-precision means."""
+    scores = [s for summary in comparison.summaries for s in summary.run.scores]
+    data: dict[str, list[dict]] = {}
+    for judge, names in judge_scores(scores).items():
+        data[judge] = [
+            {
+                "run": item.run.run.label,
+                "question_type": item.group,
+                "questions": item.row.count,
+                "failed": item.failed,
+                "scores": {n: item.row.means.get(n) for n in names},
+                "counted": {n: item.row.counts.get(n, 0) for n in names},
+            }
+            for item in judge_rows(comparison, judge, names)
+        ]
+    return data

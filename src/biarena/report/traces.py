@@ -1,0 +1,71 @@
+"""trace_lines: one answer's judgements as text: each judge's scores, then every request it made and the reply."""
+
+from pathlib import Path
+from typing import Any
+
+from biarena.errors import NotFoundError, did_you_mean
+from biarena.runner import RunStore
+
+
+def _indent(text: str, prefix: str = "    ") -> list[str]:
+    return [prefix + line for line in (text or "").splitlines()] or [prefix]
+
+
+def _entry_lines(number: int, entry: dict[str, Any]) -> list[str]:
+    tokens = f"{entry.get('prompt_tokens', 0)} prompt + {entry.get('completion_tokens', 0)} completion tokens"
+    how = "from the cache" if entry.get("cached") else tokens
+    lines = [f"  call {number}: {entry.get('role')} ({how})"]
+    for message in entry.get("messages") or []:
+        lines.append(f"   [{message.get('role')}]")
+        lines += _indent(str(message.get("content", "")))
+    for index, rejected in enumerate(entry.get("rejected") or [], start=1):
+        lines.append(f"   [reply {index}, rejected by the schema and asked again]")
+        lines += _indent(rejected)
+    lines.append("   [reply]")
+    lines += _indent(entry.get("reply") or "(empty)")
+    if entry.get("error"):
+        lines.append(f"   error: {entry['error']}")
+    return lines
+
+
+def _score_lines(scores: list[Any]) -> list[str]:
+    lines = [f"  {s.name} = {'none' if s.value is None else f'{s.value:.4g}'}" for s in scores]
+    headline = next((s for s in scores if s.name == s.scorer), scores[0] if scores else None)
+    metrics = headline.sub_scores.get("sub_metrics") if headline is not None else None
+    if isinstance(metrics, dict):
+        for key, part in metrics.items():
+            if isinstance(part, dict):
+                reason = f" — {part['reason']}" if part.get("reason") else ""
+                lines.append(f"    {key} ({part.get('dimension', '')}): {part.get('score')}{reason}")
+    return lines
+
+
+def trace_lines(paths: list[Path], question_id: str) -> list[str]:
+    """Every judgement stored for `question_id` in the runs: scores, then each model call's request and reply."""
+    lines: list[str] = []
+    for path in paths:
+        with RunStore(path) as store:
+            ids = [q.id for q in store.questions()]
+            if question_id not in ids:
+                hint = did_you_mean(question_id, ids)
+                raise NotFoundError(f"{path}: no question '{question_id}'{hint}")
+            judgements = store.judgements(question_id)
+            scores = [s for s in store.scores() if s.question_id == question_id]
+        if len(paths) > 1:
+            lines.append(f"== {path}")
+        if not judgements:
+            lines.append(f"{question_id}: no judgement stored (judge it with biarena score {path} --judge NAME)")
+            continue
+        for record in judgements:
+            made = [f"{record.judge} v{record.judge_version}"]
+            made += [f"rubric {record.rubric_hash}"] if record.rubric_hash else []
+            made += [f"model {record.judge_model}"] if record.judge_model else []
+            lines.append(f"{question_id} · {' · '.join(made)} · {record.created_at}")
+            if record.failed:
+                lines.append(f"  FAILED: {record.failed}")
+            lines += _score_lines([s for s in scores if s.scorer == record.judge])
+            if not record.trace:
+                lines.append("  (no model call)")
+            for number, entry in enumerate(record.trace, start=1):
+                lines += _entry_lines(number, entry)
+    return lines

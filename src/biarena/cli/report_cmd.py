@@ -1,5 +1,6 @@
-"""`biarena report RUN [RUN ...] -o report.html`: a self-contained HTML report comparing runs."""
+"""`biarena report RUN [RUN ...] -o report.html`: a self-contained HTML report comparing runs (or Markdown, CSV)."""
 
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -8,24 +9,64 @@ from rich.text import Text
 from biarena.cli.console import err
 from biarena.cli.options import LABELS
 from biarena.errors import UsageError
-from biarena.files import writable_target
+from biarena.files import writable_target, write_atomically
 from biarena.report import read_runs, write_report
+from biarena.report.analysis import analyse
 from biarena.report.comparison import compare
+from biarena.report.csv_report import csv_report
+from biarena.report.judge_check import read_judge_check
+from biarena.report.leaderboard import load_arena
+from biarena.report.markdown_report import markdown_report
+
+
+class ReportFormat(StrEnum):
+    """Formats of `report`."""
+
+    html = "html"
+    md = "md"
+    csv = "csv"
+
+
+SUFFIXES = {".html": ReportFormat.html, ".htm": ReportFormat.html, ".md": ReportFormat.md, ".csv": ReportFormat.csv}
 
 
 def report(
     runs: list[Path] = typer.Argument(..., metavar="RUN", help="Run files (scored) to compare."),
-    out: Path = typer.Option(Path("report.html"), "-o", "--out", help="HTML file to write."),
+    out: Path | None = typer.Option(
+        None, "-o", "--out", help="File to write (default report.html, report.md or report.csv by the format)."
+    ),
+    form: ReportFormat | None = typer.Option(
+        None, "--format", help="html (one self-contained file), md or csv; default: from -o's extension, else html."
+    ),
     title: str = typer.Option("biarena report", "--title", help="Report title."),
     labels: list[str] | None = LABELS,
+    arena: Path | None = typer.Option(
+        None, "--arena", help="An arena database (arena.sqlite): its votes make the Bradley-Terry leaderboard."
+    ),
+    judge_check: list[Path] | None = typer.Option(
+        None,
+        "--judge-check",
+        help="A JSON file `biarena judge check -o FILE` wrote (repeatable, one per judge): shown beside its scores.",
+    ),
 ) -> None:
-    """Write one HTML file with summary tables, charts by category, and every question's answers and outcomes."""
+    """Write a report of runs: summary, arena leaderboard, tables with 95% intervals by category, question type and
+    language, charts (SER and judge scores by type, judge dimensions, Bradley-Terry), tests, and every answer."""
+    if form is None:
+        form = SUFFIXES.get(out.suffix.lower(), ReportFormat.html) if out is not None else ReportFormat.html
+    out = out or Path(f"report.{form.value}")
     writable_target(out)
     data = read_runs(runs, labels)
     names = {d.spec.benchmark_name for d in data}
     if len(names) > 1:
         raise UsageError(f"the runs are on different benchmarks: {', '.join(sorted(names))}")
+    outcomes = load_arena(arena) if arena is not None else None
+    checks = {judge: figures for path in judge_check or [] for judge, figures in read_judge_check(path).items()}
     for warning in compare(data).warnings:
         err.print(Text(f"warning: {warning}"))
-    write_report(data, out, title=title)
+    if form is ReportFormat.html:
+        write_report(data, out, title=title, outcomes=outcomes, judge_check=checks)
+    else:
+        analysis = analyse(data, outcomes=outcomes, judge_check=checks)
+        text = markdown_report(analysis, title=title) if form is ReportFormat.md else csv_report(analysis)
+        write_atomically(out, lambda temp: temp.write_text(text, encoding="utf-8"))
     err.print(Text(f"wrote {out}"))

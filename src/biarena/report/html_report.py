@@ -1,4 +1,4 @@
-"""write_report: one self-contained HTML file comparing runs: tables, charts, and every question's answers."""
+"""write_report: one self-contained HTML file comparing runs: tables with intervals, charts, and every answer."""
 
 from datetime import UTC, datetime
 from importlib import resources
@@ -11,9 +11,13 @@ from biarena import __version__
 from biarena.files import write_atomically
 from biarena.metrics.summary import SummaryRow
 from biarena.records import Question
-from biarena.report.comparison import RunSummary, compare
+from biarena.report.analysis import Analysis, analyse
+from biarena.report.answer_html import ANSWER_CSS, answer_html
+from biarena.report.comparison import RunSummary
+from biarena.report.groups import readable
+from biarena.report.judge_check import CheckFigure
 from biarena.report.run_data import RunData, label_runs
-from biarena.report.svg_chart import PALETTE, grouped_bars
+from biarena.report.svg_chart import PALETTE, grouped_bars, interval_plot
 
 SCORE_COLUMNS = [
     ("ser", "SER"),
@@ -33,7 +37,12 @@ OUTCOME_TEXT = {
 
 
 def _category(question_label: str) -> str:
-    return question_label.split(":", 1)[-1].replace("_", " ")
+    return readable(question_label)
+
+
+def header_of(name: str) -> str:
+    """A score's column header in the report."""
+    return dict(SCORE_COLUMNS).get(name, name)
 
 
 def _run_row(summary: RunSummary, colour: str) -> dict[str, Any]:
@@ -50,7 +59,9 @@ def _run_row(summary: RunSummary, colour: str) -> dict[str, Any]:
     }
 
 
-def _entry(run: RunData, index: int, question: Question, asked: set[str], table: dict) -> dict[str, Any]:
+def _entry(
+    run: RunData, index: int, question: Question, asked: set[str], table: dict, judge_names: list[str]
+) -> dict[str, Any]:
     answer = run.answer(question.id)
     outcome = run.outcome(question.id)
     kind = outcome.kind if question.id in asked else "not_asked"
@@ -63,15 +74,17 @@ def _entry(run: RunData, index: int, question: Question, asked: set[str], table:
         "index": index,
         "label": run.label,
         "answer": answer,
+        "html": answer_html(answer) if answer is not None else "",
         "kind": kind,
         "outcome": OUTCOME_TEXT[kind],
         "error": outcome.error,
         "scores": scores,
+        "judged": [(name, scores[name]) for name in judge_names if scores.get(name) is not None],
         "tokens": " ".join(tokens),
     }
 
 
-def _drill(runs: list[RunData]) -> list[dict[str, Any]]:
+def _drill(runs: list[RunData], judge_names: list[str]) -> list[dict[str, Any]]:
     questions: dict[str, Question] = {}
     for run in runs:
         for question in run.questions:
@@ -80,7 +93,7 @@ def _drill(runs: list[RunData]) -> list[dict[str, Any]]:
     tables = [run.score_table() for run in runs]
     drill = []
     for question in questions.values():
-        entries = [_entry(run, i, question, asked[i], tables[i]) for i, run in enumerate(runs)]
+        entries = [_entry(run, i, question, asked[i], tables[i], judge_names) for i, run in enumerate(runs)]
         drill.append(
             {
                 "question": question,
@@ -92,9 +105,129 @@ def _drill(runs: list[RunData]) -> list[dict[str, Any]]:
     return drill
 
 
-def build_context(runs: list[RunData], title: str) -> dict[str, Any]:
-    """Everything the template shows, computed from the runs."""
-    comparison = compare(runs)
+def _series(analysis: Analysis, key: str, name: str) -> tuple[list[str], dict[str, list], dict[str, list]]:
+    """Groups, means per run and intervals per run of one score in one section."""
+    section = analysis.section(key)
+    if section is None:
+        return [], {}, {}
+    groups = sorted({row.group for _, rows in section.runs for row in rows})
+    means: dict[str, list] = {}
+    bounds: dict[str, list] = {}
+    for label, rows in section.runs:
+        by_group = {row.group: row.scores.get(name) for row in rows}
+        means[label] = [by_group[g].estimate if by_group.get(g) else None for g in groups]
+        bounds[label] = [(by_group[g].low, by_group[g].high) if by_group.get(g) else None for g in groups]
+    return groups, means, bounds
+
+
+def _check_chart(judge: str, figures: list[CheckFigure]) -> str:
+    rows = [(f.check.replace("_", " "), f.rate, f.low, f.high) for f in figures]
+    return interval_plot(
+        rows,
+        title=f"judge check: {judge}",
+        domain=(0.0, 1.0),
+        reference=0.5,
+        caption="share of pairs where the good answer scored higher than its degraded copy (95% interval)",
+        colours=["#54A24B"],
+    )
+
+
+def _judge_blocks(analysis: Analysis, by: str) -> list[dict[str, Any]]:
+    blocks = []
+    judged = {j.judge for j in analysis.judges}
+    for judge in analysis.judges:
+        charts = []
+        for name in judge.headlines:
+            groups, means, bounds = _series(analysis, by, name)
+            if groups and any(v is not None for vs in means.values() for v in vs):
+                title = f"Mean {name} score by {'question type' if by == 'type' else 'category'}"
+                charts.append(
+                    grouped_bars(
+                        [readable(g) for g in groups], means, title=title, maximum=judge.maximum, intervals=bounds
+                    )
+                )
+        dims = analysis.dimensions.get(judge.judge, {})
+        if dims and judge.dimensions:
+            series = {label: [values.get(d) for d in judge.dimensions] for label, values in dims.items()}
+            if any(v is not None for vs in series.values() for v in vs):
+                charts.append(
+                    grouped_bars(
+                        [d.replace("_", " ") for d in judge.dimensions],
+                        series,
+                        title=f"{judge.judge} dimensions per system",
+                        maximum=judge.maximum,
+                    )
+                )
+        figures = analysis.judge_check.get(judge.judge, [])
+        blocks.append(
+            {
+                "judge": judge.judge,
+                "charts": charts,
+                "check": _check_chart(judge.judge, figures) if figures else "",
+                "figures": figures,
+            }
+        )
+    for judge, figures in analysis.judge_check.items():
+        if judge not in judged:
+            blocks.append({"judge": judge, "charts": [], "check": _check_chart(judge, figures), "figures": figures})
+    return blocks
+
+
+def _arena(analysis: Analysis, names: list[str]) -> dict[str, Any] | None:
+    board = analysis.arena
+    if board is None:
+        return None
+    fit = board.fit
+    overall = {s.run.label: s.overall for s in analysis.comparison.summaries}
+    rows = []
+    for rank, system in enumerate(fit.systems, start=1):
+        run = board.runs.get(system)
+        row: SummaryRow | None = overall.get(run.label) if run is not None else None
+        won = sum(fit.wins[(a, b)] * n for (a, b), n in fit.matches.items() if a == system)
+        rows.append(
+            {
+                "rank": rank,
+                "system": system,
+                "run": run.label if run is not None else None,
+                "strength": fit.strength[system],
+                "low": fit.low[system],
+                "high": fit.high[system],
+                "votes": fit.counts[system],
+                "win_rate": won / fit.counts[system] if fit.counts[system] else None,
+                "auto": [row.means.get(n) if row else None for n in names],
+            }
+        )
+    chart = interval_plot(
+        [(s, fit.strength[s], fit.low[s], fit.high[s]) for s in fit.systems],
+        title="Bradley-Terry strength (log scale) with 95% intervals",
+        reference=0.0,
+        caption=f"{board.votes} votes; {fit.ties} ties or both bad (half a win each); "
+        f"{fit.bootstrap} bootstrap resamples",
+    )
+    matrix = [[fit.wins.get((a, b)) for b in fit.systems] for a in fit.systems]
+    games = [[fit.matches.get((a, b), 0) for b in fit.systems] for a in fit.systems]
+    return {
+        "rows": rows,
+        "chart": chart,
+        "systems": fit.systems,
+        "matrix": matrix,
+        "games": games,
+        "votes": board.votes,
+        "ties": fit.ties,
+        "auto_names": names,
+    }
+
+
+def build_context(
+    runs: list[RunData],
+    title: str,
+    *,
+    outcomes: list[tuple[str, str, str]] | None = None,
+    judge_check: dict[str, list[CheckFigure]] | None = None,
+) -> dict[str, Any]:
+    """Everything the template shows, computed from the runs (and the arena's votes and judge check, when given)."""
+    analysis = analyse(runs, outcomes=outcomes, judge_check=judge_check)
+    comparison = analysis.comparison
     names = [n for n, _ in SCORE_COLUMNS]
     compared = comparison.summaries[0].questions if comparison.summaries else []
     categories = sorted({q.labels[0] for s in comparison.summaries for q in s.questions if q.labels})
@@ -104,11 +237,29 @@ def build_context(runs: list[RunData], title: str) -> dict[str, Any]:
         rows: dict[str, SummaryRow] = {row.group: row for row in summary.by_label}
         by_category.append({"label": summary.run.label, "rows": [(_category(c), rows.get(c)) for c in categories]})
     charts = []
+    by = "category" if analysis.section("category") is not None else "type"
+    by_text = "category" if by == "category" else "question type"
     for name, header in (("ser", "SQL success execution rate (SER)"), ("result_f1", "Result F1")):
-        series = {
-            entry["label"]: [row.means.get(name) if row else None for _, row in entry["rows"]] for entry in by_category
+        groups, means, bounds = _series(analysis, by, name)
+        if groups:
+            charts.append(
+                grouped_bars([_category(c) for c in groups], means, title=f"{header} by {by_text}", intervals=bounds)
+            )
+    if by == "category" and analysis.section("type") is not None:
+        by = "type"
+        groups, means, bounds = _series(analysis, "type", "ser")
+        if groups:
+            charts.append(
+                grouped_bars([readable(g) for g in groups], means, title="SER by question type", intervals=bounds)
+            )
+    judge_names = [n for j in analysis.judges for n in (*j.headlines, *(f"{j.judge}.{d}" for d in j.dimensions))]
+    sections = [
+        {
+            "title": section.title,
+            "runs": [{"label": label, "rows": [(readable(r.group), r) for r in rows]} for label, rows in section.runs],
         }
-        charts.append(grouped_bars([_category(c) for c in categories], series, title=f"{header} by category"))
+        for section in analysis.sections
+    ]
     return {
         "title": title,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -125,23 +276,44 @@ def build_context(runs: list[RunData], title: str) -> dict[str, Any]:
         "categories": categories,
         "category_names": {c: _category(c) for c in categories},
         "charts": charts,
-        "drill": _drill(runs),
+        "interval_names": [(n, header_of(n)) for n in analysis.names],
+        "sections": sections,
+        "judges": _judge_blocks(analysis, by),
+        "arena": _arena(analysis, analysis.names),
+        "significance": analysis.significance,
+        "header_of": header_of,
+        "drill": _drill(runs, judge_names),
         "outcome_text": OUTCOME_TEXT,
+        "answer_css": ANSWER_CSS,
     }
 
 
-def render_report(runs: list[RunData], *, title: str = "biarena report") -> str:
+def render_report(
+    runs: list[RunData],
+    *,
+    title: str = "biarena report",
+    outcomes: list[tuple[str, str, str]] | None = None,
+    judge_check: dict[str, list[CheckFigure]] | None = None,
+) -> str:
     """The report's HTML: styles, charts and the filter script inside, nothing fetched."""
     source = resources.files("biarena.report").joinpath("templates", "report.html.j2").read_text(encoding="utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.filters["fmt"] = lambda v, d=3: "–" if v is None else f"{v:.{d}f}"
-    return env.from_string(source).render(**build_context(runs, title))
+    env.filters["fmt"] = lambda v, d=3: "–" if v is None or v != v else f"{v:.{d}f}"
+    env.filters["pval"] = lambda p: "–" if p is None or p != p else ("< 0.001" if p < 0.001 else f"{p:.3f}")
+    return env.from_string(source).render(**build_context(runs, title, outcomes=outcomes, judge_check=judge_check))
 
 
-def write_report(runs: list[RunData], path: Path, *, title: str = "biarena report") -> Path:
+def write_report(
+    runs: list[RunData],
+    path: Path,
+    *,
+    title: str = "biarena report",
+    outcomes: list[tuple[str, str, str]] | None = None,
+    judge_check: dict[str, list[CheckFigure]] | None = None,
+) -> Path:
     """Write the report to `path` (one HTML file with its styles and charts inside), atomically."""
     labels = [run.label for run in runs]
     if len(set(labels)) != len(labels):
         label_runs(runs)
-    html = render_report(runs, title=title)
+    html = render_report(runs, title=title, outcomes=outcomes, judge_check=judge_check)
     return write_atomically(path, lambda temp: temp.write_text(html, encoding="utf-8"))

@@ -1,25 +1,76 @@
-"""grouped_bars: a small grouped bar chart as inline SVG (no script, no external files)."""
+"""Charts as inline SVG (no script, no external files): grouped bars with optional intervals, and interval plots."""
 
+import math
 from html import escape
 
 PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D"]
 
+Bound = tuple[float | None, float | None] | None
+"""A value's interval (low, high); None or None ends draw no whisker."""
 
-def grouped_bars(categories: list[str], series: dict[str, list[float | None]], *, title: str, height: int = 260) -> str:
-    """Bars per category, one colour per series, values in 0..1."""
+
+def nice_maximum(values: list[float | None]) -> float:
+    """The top of a chart's scale: 1 for shares, 5 or 10 for rating scales, else the next round number."""
+    top = max((v for v in values if v is not None and math.isfinite(v)), default=1.0)
+    for limit in (1.0, 5.0, 10.0):
+        if top <= limit:
+            return limit
+    step = 10 ** math.floor(math.log10(top))
+    return math.ceil(top / step) * step
+
+
+def nice_ticks(start: float, end: float, count: int = 5) -> list[float]:
+    """About `count` round tick values (steps of 1, 2, 2.5 or 5 times a power of ten) within [start, end]."""
+    if not end > start:
+        return [start]
+    raw = (end - start) / max(1, count - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    first = math.ceil(start / step - 1e-9) * step
+    ticks = []
+    value = first
+    while value <= end + step * 1e-9:
+        ticks.append(0.0 if abs(value) < step * 1e-9 else round(value, 12))
+        value += step
+    return ticks
+
+
+def _whisker(x: float, low: float, high: float, to_y) -> str:
+    y1, y2 = to_y(low), to_y(high)
+    return (
+        f'<path d="M{x - 3:.1f} {y1:.1f}H{x + 3:.1f}M{x:.1f} {y1:.1f}V{y2:.1f}M{x - 3:.1f} {y2:.1f}H{x + 3:.1f}" '
+        f'class="whisker"/>'
+    )
+
+
+def grouped_bars(
+    categories: list[str],
+    series: dict[str, list[float | None]],
+    *,
+    title: str,
+    height: int = 260,
+    maximum: float = 1.0,
+    intervals: dict[str, list[Bound]] | None = None,
+) -> str:
+    """Bars per category, one colour per series, values in 0..maximum; `intervals` adds a whisker per bar."""
     names = list(series)
     group_width = max(40, 14 * len(names) + 16)
     left, bottom, top = 40, 70, 30
     # Wide enough for the title too (at most about 8 px per character in 13 px bold).
     width = max(left + group_width * len(categories) + 20, left + 8 * len(title) + 10)
     plot = height - bottom - top
+
+    def to_y(value: float) -> float:
+        return top + plot * (1 - max(0.0, min(1.0, value / maximum)))
+
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
         f'aria-label="{escape(title)}" class="chart">',
         f'<text x="{left}" y="18" class="chart-title">{escape(title)}</text>',
     ]
-    for tick in (0, 0.25, 0.5, 0.75, 1.0):
-        y = top + plot * (1 - tick)
+    for fraction in (0, 0.25, 0.5, 0.75, 1.0):
+        tick = fraction * maximum
+        y = to_y(tick)
         parts.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
         parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="tick">{tick:g}</text>')
     bar = (group_width - 16) / max(1, len(names))
@@ -29,13 +80,19 @@ def grouped_bars(categories: list[str], series: dict[str, list[float | None]], *
             value = series[name][c]
             if value is None:
                 continue
-            h = plot * max(0.0, min(1.0, value))
+            y = to_y(value)
             x = x0 + s * bar
+            bound = (intervals or {}).get(name, [None] * len(categories))[c]
+            note = ""
+            if bound is not None and bound[0] is not None and bound[1] is not None:
+                note = f" (95% interval {bound[0]:.3f}–{bound[1]:.3f})"
             parts.append(
-                f'<rect x="{x:.1f}" y="{top + plot - h:.1f}" width="{bar - 2:.1f}" height="{h:.1f}" '
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 2:.1f}" height="{top + plot - y:.1f}" '
                 f'fill="{PALETTE[s % len(PALETTE)]}"><title>{escape(name)} · {escape(category)}: '
-                f"{value:.3f}</title></rect>"
+                f"{value:.3f}{note}</title></rect>"
             )
+            if note:
+                parts.append(_whisker(x + (bar - 2) / 2, bound[0], bound[1], to_y))  # type: ignore[index]
         cx = x0 + (group_width - 16) / 2
         parts.append(
             f'<text x="{cx:.1f}" y="{top + plot + 14}" text-anchor="end" class="tick" '
@@ -47,3 +104,68 @@ def grouped_bars(categories: list[str], series: dict[str, list[float | None]], *
         for i, n in enumerate(names)
     )
     return f"<figure>{''.join(parts)}<figcaption>{legend}</figcaption></figure>"
+
+
+def interval_plot(
+    rows: list[tuple[str, float, float | None, float | None]],
+    *,
+    title: str,
+    domain: tuple[float, float] | None = None,
+    reference: float | None = None,
+    caption: str = "",
+    colours: list[str] | None = None,
+) -> str:
+    """One row per item: a dot at the estimate and a line over its interval, on a shared horizontal axis.
+
+    `rows` are (label, estimate, low, high); `reference` draws a dashed line (e.g. chance, or the mean).
+    """
+    label_width = max([60, *(7 * len(label) + 12 for label, *_ in rows)])
+    plot_width, row_height, top, bottom = 240, 24, 30, 34
+    width = max(label_width + plot_width + 30, 8 * len(title) + 20)
+    height = top + row_height * max(1, len(rows)) + bottom
+    points = [v for _, est, low, high in rows for v in (est, low, high) if v is not None and math.isfinite(v)]
+    if domain is None:
+        lo, hi = (min(points), max(points)) if points else (0.0, 1.0)
+        pad = (hi - lo) * 0.08 or 0.5
+        domain = (lo - pad, hi + pad)
+    start, end = domain
+
+    def to_x(value: float) -> float:
+        share = (value - start) / (end - start) if end > start else 0.5
+        return label_width + plot_width * max(0.0, min(1.0, share))
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="{escape(title)}" class="chart">',
+        f'<text x="8" y="18" class="chart-title">{escape(title)}</text>',
+    ]
+    axis_y = top + row_height * max(1, len(rows))
+    for tick in nice_ticks(start, end):
+        x = to_x(tick)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{axis_y}" class="grid"/>')
+        parts.append(f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle" class="tick">{tick:g}</text>')
+    if reference is not None and start <= reference <= end:
+        x = to_x(reference)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{axis_y}" class="reference"/>')
+    for r, (label, estimate, low, high) in enumerate(rows):
+        y = top + row_height * r + row_height / 2
+        colour = (colours or PALETTE)[r % len(colours or PALETTE)]
+        parts.append(
+            f'<text x="{label_width - 8}" y="{y + 4:.1f}" text-anchor="end" class="tick">{escape(label)}</text>'
+        )
+        if not math.isfinite(estimate):
+            continue
+        note = f"{estimate:.3f}"
+        if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
+            note += f" (95% interval {low:.3f} to {high:.3f})"
+            parts.append(
+                f'<line x1="{to_x(low):.1f}" x2="{to_x(high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+                f'stroke="{colour}" stroke-width="2"/>'
+            )
+        parts.append(
+            f'<circle cx="{to_x(estimate):.1f}" cy="{y:.1f}" r="4.5" fill="{colour}">'
+            f"<title>{escape(label)}: {note}</title></circle>"
+        )
+    parts.append("</svg>")
+    tail = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
+    return f"<figure>{''.join(parts)}{tail}</figure>"

@@ -1,0 +1,37 @@
+"""ArenaConfig: what an arena serves and the limits it keeps."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """Settings of one arena."""
+
+    db: Path
+    """The arena's SQLite file (users, sessions, votes, submitted systems); created when absent."""
+    runs: list[Path] = field(default_factory=list)
+    """Run files whose systems are compared."""
+    daily_cap: int = 200
+    """Votes one annotator may cast per day (UTC)."""
+    min_votes: int = 20
+    """Votes a system needs before its combined score (automatic and human) is shown (CORGI 4.3)."""
+    auto_metric: str = "execution_accuracy"
+    """The automatic score the combined score uses."""
+    max_upload_bytes: int = 64 * 1024 * 1024
+    """Largest run file a submitter may upload."""
+    bootstrap: int = 500
+    """Bootstrap resamples behind the leaderboard's 95% intervals."""
+    submissions: Path | None = None
+    """Where submitted runs are kept (default: a folder beside the database)."""
+    judges: tuple[str, ...] = ()
+    """Judges that also score each submitted run (`biarena score --judge`), with `judge_model`."""
+    judge_model: str | None = None
+    """The judges' model string (default: biarena's default model)."""
+    seed: int | None = None
+    """Seed for pair and side draws (None: drawn from the system's randomness)."""
+
+    @property
+    def submissions_dir(self) -> Path:
+        """The folder submitted runs are kept in."""
+        return self.submissions or self.db.with_name(f"{self.db.stem}-submissions")

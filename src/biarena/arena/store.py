@@ -1,0 +1,415 @@
+"""ArenaStore: the arena's SQLite file (WAL) of users, sessions, comparisons, votes and submitted systems."""
+
+import hashlib
+import secrets
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from biarena.errors import BiarenaError, FormatError, NotFoundError, UsageError
+
+ROLES = ("annotator", "submitter", "admin")
+"""Who may do what: annotators vote, submitters upload runs, admins do both and invite and export."""
+
+CHOICES = ("left", "right", "tie", "both_bad")
+"""What an annotator may answer about a comparison, as the page shows it."""
+
+SESSION_DAYS = 14
+
+# Numbered migrations: index i takes the schema from version i to i + 1.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        csrf TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    );
+    CREATE TABLE systems (
+        name TEXT PRIMARY KEY,
+        path TEXT NOT NULL,
+        benchmark TEXT NOT NULL,
+        submitted_by INTEGER REFERENCES users(id),
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE comparisons (
+        token TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        benchmark TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        left_system TEXT NOT NULL,
+        right_system TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        vote_id INTEGER REFERENCES votes(id)
+    );
+    CREATE INDEX comparisons_open ON comparisons (user_id, vote_id);
+    CREATE TABLE votes (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        benchmark TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        left_system TEXT NOT NULL,
+        right_system TEXT NOT NULL,
+        system_lo TEXT NOT NULL,
+        system_hi TEXT NOT NULL,
+        choice TEXT NOT NULL CHECK (choice IN ('left', 'right', 'tie', 'both_bad')),
+        rationale TEXT NOT NULL DEFAULT '',
+        day TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (user_id, benchmark, question_id, system_lo, system_hi)
+    );
+    CREATE INDEX votes_by_day ON votes (user_id, day);
+    """,
+]
+
+_MAGIC = "biarena-arena"
+
+
+class ArenaRefusal(BiarenaError):
+    """A request the arena refuses for a reason the user can act on; `status` is its HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class User:
+    """A person invited to the arena."""
+
+    id: int
+    name: str
+    role: str
+
+
+@dataclass(frozen=True)
+class Session:
+    """A signed-in user and the CSRF token their forms carry."""
+
+    user: User
+    csrf: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two systems' answers to one question, shown to one annotator with the sides fixed."""
+
+    token: str
+    user_id: int
+    benchmark: str
+    question_id: str
+    left_system: str
+    right_system: str
+    vote_id: int | None
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One stored vote, with the systems revealed."""
+
+    id: int
+    annotator: str
+    benchmark: str
+    question_id: str
+    left_system: str
+    right_system: str
+    choice: str
+    rationale: str
+    created_at: str
+
+    @property
+    def winner(self) -> str:
+        """The outcome as `(system_a=left, system_b=right, winner)` reads it: a, b, tie or both_bad."""
+        return {"left": "a", "right": "b"}.get(self.choice, self.choice)
+
+
+def daily_cap_message(cap: int) -> str:
+    """What an annotator reads on reaching the daily cap."""
+    return f"you reached today's limit of {cap} votes; thank you, come back tomorrow"
+
+
+def hash_secret(secret: str) -> str:
+    """SHA-256 of a token: the arena keeps no token it could leak."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ArenaStore:
+    """The arena file. Every vote is written in its own transaction; the schema grows by numbered migrations."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not self.path.exists() and not create:
+            raise NotFoundError(f"arena database not found: {self.path}")
+        if self.path.is_dir():
+            raise FormatError(f"{self.path}: is a directory, not an arena database")
+        if self.path.exists() and self.path.stat().st_size > 0:
+            _recognize(self.path)
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute("PRAGMA busy_timeout = 10000")
+            _migrate(self._conn, self.path)
+        except (sqlite3.DatabaseError, OSError) as error:
+            raise FormatError(f"{self.path}: cannot open the arena database ({error})") from None
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "ArenaStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    # --- users and sessions -------------------------------------------------------------
+
+    def invite(self, name: str, role: str = "annotator") -> str:
+        """Create a user and return their sign-in token (shown once; only its hash is kept)."""
+        name = name.strip()
+        if not name or len(name) > 80 or not name.isprintable():
+            raise UsageError("a user name is 1 to 80 printable characters")
+        if role not in ROLES:
+            raise UsageError(f"unknown role '{role}' (known: {', '.join(ROLES)})")
+        token = secrets.token_urlsafe(24)
+        try:
+            with self._lock, self._conn:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute(
+                    "INSERT INTO users (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                    (name, role, hash_secret(token), _now().isoformat()),
+                )
+        except sqlite3.IntegrityError:
+            raise UsageError(f"a user named '{name}' already exists") from None
+        return token
+
+    def users(self) -> list[User]:
+        """Every user, oldest first."""
+        return [User(*row) for row in self._read("SELECT id, name, role FROM users ORDER BY id")]
+
+    def sign_in(self, token: str) -> tuple[str, Session] | None:
+        """Open a session for the holder of an invite token: (session id for the cookie, session), or None."""
+        rows = self._read("SELECT id, name, role FROM users WHERE token_hash = ?", (hash_secret(token.strip()),))
+        if not rows:
+            return None
+        user = User(*rows[0])
+        session_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        expires = (_now() + timedelta(days=SESSION_DAYS)).isoformat()
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM sessions WHERE expires_at < ?", (_now().isoformat(),))
+            self._conn.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?, ?)", (hash_secret(session_id), user.id, csrf, expires)
+            )
+        return session_id, Session(user, csrf)
+
+    def session(self, session_id: str) -> Session | None:
+        """The live session with this id, or None."""
+        rows = self._read(
+            "SELECT u.id, u.name, u.role, s.csrf FROM sessions s JOIN users u ON u.id = s.user_id "
+            "WHERE s.id_hash = ? AND s.expires_at > ?",
+            (hash_secret(session_id), _now().isoformat()),
+        )
+        if not rows:
+            return None
+        uid, name, role, csrf = rows[0]
+        return Session(User(uid, name, role), csrf)
+
+    def sign_out(self, session_id: str) -> None:
+        """End a session."""
+        with self._lock, self._conn:
+            self._conn.execute("DELETE FROM sessions WHERE id_hash = ?", (hash_secret(session_id),))
+
+    # --- submitted systems --------------------------------------------------------------
+
+    def add_system(self, name: str, path: Path, benchmark: str, submitted_by: int | None) -> None:
+        """Record a submitted system (its run file kept by the arena)."""
+        try:
+            with self._lock, self._conn:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute(
+                    "INSERT INTO systems VALUES (?, ?, ?, ?, ?)",
+                    (name, str(path), benchmark, submitted_by, _now().isoformat()),
+                )
+        except sqlite3.IntegrityError:
+            raise ArenaRefusal(f"a system named '{name}' is already in the arena; choose another name") from None
+
+    def submitted_systems(self) -> list[tuple[str, Path]]:
+        """(name, run file) of every submitted system, in submission order."""
+        return [(name, Path(path)) for name, path in self._read("SELECT name, path FROM systems ORDER BY created_at")]
+
+    # --- comparisons and votes ----------------------------------------------------------
+
+    def open_comparison(self, user_id: int) -> Comparison | None:
+        """The user's shown-but-not-voted comparison, if any (a reload shows the same pair, not a new one)."""
+        rows = self._read(
+            "SELECT token, user_id, benchmark, question_id, left_system, right_system, vote_id FROM comparisons "
+            "WHERE user_id = ? AND vote_id IS NULL ORDER BY created_at DESC LIMIT 1",
+            (user_id,),
+        )
+        return Comparison(*rows[0]) if rows else None
+
+    def drop_comparison(self, token: str) -> None:
+        """Forget an unvoted comparison (its systems left the arena)."""
+        with self._lock, self._conn:
+            self._conn.execute("DELETE FROM comparisons WHERE token = ? AND vote_id IS NULL", (token,))
+
+    def new_comparison(self, user_id: int, benchmark: str, question_id: str, left: str, right: str) -> Comparison:
+        """Record a comparison shown to a user and return it with its opaque token."""
+        token = secrets.token_urlsafe(18)
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute(
+                "INSERT INTO comparisons VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+                (token, user_id, benchmark, question_id, left, right, _now().isoformat()),
+            )
+        return Comparison(token, user_id, benchmark, question_id, left, right, None)
+
+    def comparison(self, token: str, user_id: int) -> Comparison | None:
+        """The user's comparison with this token, or None (another user's token is as good as none)."""
+        rows = self._read(
+            "SELECT token, user_id, benchmark, question_id, left_system, right_system, vote_id FROM comparisons "
+            "WHERE token = ? AND user_id = ?",
+            (token, user_id),
+        )
+        return Comparison(*rows[0]) if rows else None
+
+    def votes_today(self, user_id: int) -> int:
+        """Votes the user cast today (UTC)."""
+        return self._read("SELECT count(*) FROM votes WHERE user_id = ? AND day = ?", (user_id, _today()))[0][0]
+
+    def record_vote(self, token: str, user_id: int, choice: str, rationale: str, daily_cap: int) -> int:
+        """Store a vote for the user's comparison in one transaction; return its id.
+
+        Refused (ArenaRefusal) when the comparison is unknown or already voted, the user voted on this pair of
+        systems for this question before, or the user reached the daily cap.
+        """
+        if choice not in CHOICES:
+            raise ArenaRefusal(f"unknown choice '{choice}' (one of: {', '.join(CHOICES)})")
+        now = _now()
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            row = self._conn.execute(
+                "SELECT benchmark, question_id, left_system, right_system, vote_id FROM comparisons "
+                "WHERE token = ? AND user_id = ?",
+                (token, user_id),
+            ).fetchone()
+            if row is None:
+                raise ArenaRefusal("this comparison is not yours or no longer exists; open a new one", 404)
+            benchmark, question_id, left, right, voted = row
+            if voted is not None:
+                raise ArenaRefusal("you already voted on this comparison", 409)
+            today = self._conn.execute(
+                "SELECT count(*) FROM votes WHERE user_id = ? AND day = ?", (user_id, now.date().isoformat())
+            ).fetchone()[0]
+            if today >= daily_cap:
+                raise ArenaRefusal(daily_cap_message(daily_cap), 429)
+            low, high = sorted((left, right))
+            try:
+                cursor = self._conn.execute(
+                    "INSERT INTO votes (user_id, benchmark, question_id, left_system, right_system, system_lo, "
+                    "system_hi, choice, rationale, day, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (user_id, benchmark, question_id, left, right, low, high, choice, rationale,
+                     now.date().isoformat(), now.isoformat()),
+                )
+            except sqlite3.IntegrityError:
+                raise ArenaRefusal("you already voted on these two answers to this question", 409) from None
+            vote_id = int(cursor.lastrowid or 0)
+            self._conn.execute("UPDATE comparisons SET vote_id = ? WHERE token = ?", (vote_id, token))
+        return vote_id
+
+    def voted_keys(self, user_id: int) -> set[tuple[str, str, str, str]]:
+        """(benchmark, question id, system, system) sorted pairs the user has voted on."""
+        rows = self._read(
+            "SELECT benchmark, question_id, system_lo, system_hi FROM votes WHERE user_id = ?", (user_id,)
+        )
+        return {tuple(r) for r in rows}  # type: ignore[misc]
+
+    def pair_counts(self) -> dict[tuple[str, str], int]:
+        """Votes per sorted pair of systems."""
+        rows = self._read("SELECT system_lo, system_hi, count(*) FROM votes GROUP BY system_lo, system_hi")
+        return {(lo, hi): n for lo, hi, n in rows}
+
+    def question_pair_counts(self) -> dict[tuple[str, str, str, str], int]:
+        """Votes per (benchmark, question id, system, system)."""
+        rows = self._read(
+            "SELECT benchmark, question_id, system_lo, system_hi, count(*) FROM votes "
+            "GROUP BY benchmark, question_id, system_lo, system_hi"
+        )
+        return {(b, q, lo, hi): n for b, q, lo, hi, n in rows}
+
+    def vote_choice(self, vote_id: int) -> str:
+        """What a stored vote chose (left, right, tie, both_bad)."""
+        rows = self._read("SELECT choice FROM votes WHERE id = ?", (vote_id,))
+        return rows[0][0] if rows else ""
+
+    def votes(self) -> list[Vote]:
+        """Every vote, oldest first, with the annotator's name."""
+        rows = self._read(
+            "SELECT v.id, u.name, v.benchmark, v.question_id, v.left_system, v.right_system, v.choice, v.rationale, "
+            "v.created_at FROM votes v JOIN users u ON u.id = v.user_id ORDER BY v.id"
+        )
+        return [Vote(*row) for row in rows]
+
+    def vote_count(self) -> int:
+        """How many votes are stored."""
+        return self._read("SELECT count(*) FROM votes")[0][0]
+
+
+def _today() -> str:
+    return _now().date().isoformat()
+
+
+def _recognize(path: Path) -> None:
+    """Raise FormatError unless `path` is an arena database; read without changing it."""
+    try:
+        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            magic = conn.execute("SELECT value FROM meta WHERE key = 'magic'").fetchone() if version else None
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        version, magic = 0, None
+    if not magic or magic[0] != _MAGIC:
+        raise FormatError(f"{path}: not a biarena arena database; it was left as it is")
+    if version > len(MIGRATIONS):
+        raise FormatError(f"{path}: made by a newer biarena (arena format {version})")
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise FormatError(f"{path}: made by a newer biarena (arena format {version})")
+    for index in range(version, len(MIGRATIONS)):
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in MIGRATIONS[index].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            if index == 0:
+                conn.execute("INSERT INTO meta VALUES ('magic', ?)", (_MAGIC,))
+            conn.execute(f"PRAGMA user_version = {index + 1}")

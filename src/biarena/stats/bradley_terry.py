@@ -1,0 +1,162 @@
+"""fit_bradley_terry: Bradley-Terry strengths from pairwise votes (choix), with 95% bootstrap intervals."""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import choix
+import numpy as np
+
+from biarena.errors import UsageError
+
+WINNERS = ("a", "b", "tie", "both_bad")
+"""What a vote may say: A better, B better, a tie, or both bad."""
+
+ALPHA = 0.001
+"""choix's regularization: a tiny prior rate on every pair, so that a system that never lost (or never won) keeps a
+finite strength and the fit always converges; beside even a few votes per pair its pull is negligible."""
+
+
+@dataclass(frozen=True)
+class BradleyTerry:
+    """A Bradley-Terry fit: strengths on the log scale (mean 0) with 95% bootstrap intervals, win rates, vote counts.
+
+    `strength[s]` is log(theta_s) with the thetas scaled so that the log-strengths average 0; the model's chance that
+    `a` is preferred to `b` is 1 / (1 + exp(strength[b] - strength[a])). A system listed but never voted on has no
+    estimate: its strength and interval are NaN and its count 0.
+    """
+
+    systems: list[str]
+    """Systems, strongest first (those without votes last, in the order given)."""
+    strength: dict[str, float]
+    """Fitted log-strength per system (mean 0 over the systems with votes)."""
+    low: dict[str, float]
+    """Lower end of the 95% bootstrap interval of the strength."""
+    high: dict[str, float]
+    """Upper end of the 95% bootstrap interval of the strength."""
+    wins: dict[tuple[str, str], float]
+    """(a, b) -> share of a's comparisons with b that a won, ties counting half; only pairs compared at least once."""
+    counts: dict[str, int]
+    """Votes that involve each system."""
+    matches: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(a, b) -> votes between a and b (both orders)."""
+    ties: int = 0
+    """Votes that preferred neither side (tie or both bad)."""
+    bootstrap: int = 0
+    """Bootstrap resamples behind the intervals (0: no interval)."""
+
+    def probability(self, a: str, b: str) -> float:
+        """The model's probability that `a` is preferred to `b`."""
+        return float(1.0 / (1.0 + np.exp(self.strength[b] - self.strength[a])))
+
+
+def _comparison_matrix(index: dict[str, int], outcomes: Sequence[tuple[str, str, str]]) -> np.ndarray:
+    """matrix[i, j] = wins of i over j; a tie or a both-bad vote is half a win for each side."""
+    matrix = np.zeros((len(index), len(index)))
+    for a, b, winner in outcomes:
+        i, j = index[a], index[b]
+        if winner == "a":
+            matrix[i, j] += 1
+        elif winner == "b":
+            matrix[j, i] += 1
+        else:
+            matrix[i, j] += 0.5
+            matrix[j, i] += 0.5
+    return matrix
+
+
+def _fit(matrix: np.ndarray) -> np.ndarray:
+    params = choix.ilsr_pairwise_dense(matrix, alpha=ALPHA, max_iter=1000)
+    return params - params.mean()
+
+
+def _check(outcomes: Iterable[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    checked = []
+    for number, outcome in enumerate(outcomes, start=1):
+        if len(outcome) != 3:
+            raise UsageError(f"vote {number}: expected (system_a, system_b, winner), got {outcome!r}")
+        a, b, winner = outcome
+        if winner not in WINNERS:
+            raise UsageError(f"vote {number}: winner must be one of {', '.join(WINNERS)}, got {winner!r}")
+        if a == b:
+            raise UsageError(f"vote {number}: a system compared with itself ({a!r})")
+        checked.append((str(a), str(b), winner))
+    return checked
+
+
+def fit_bradley_terry(
+    outcomes: Iterable[tuple[str, str, str]],
+    *,
+    systems: Sequence[str] | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> BradleyTerry:
+    """Fit Bradley-Terry strengths to pairwise votes `(system_a, system_b, winner)` with percentile bootstrap intervals.
+
+    `winner` is `a`, `b`, `tie` or `both_bad`. A tie and a both-bad vote both say that neither answer was preferred:
+    each counts as half a win for each side (as Chatbot Arena counts ties), so they pull the two strengths together.
+    The intervals come from `bootstrap` resamples of the votes with replacement (seeded: the same votes and seed give
+    the same intervals); with `bootstrap=0` the intervals equal the estimate.
+    """
+    votes = _check(outcomes)
+    listed = list(dict.fromkeys(systems)) if systems is not None else []
+    seen = list(dict.fromkeys(name for a, b, _ in votes for name in (a, b)))
+    unknown = [name for name in seen if systems is not None and name not in listed]
+    if unknown:
+        raise UsageError(f"votes name systems not in the list: {', '.join(unknown)}")
+    voted = [name for name in (listed or seen) if name in set(seen)]
+    index = {name: i for i, name in enumerate(voted)}
+    nan = float("nan")
+    strength = dict.fromkeys(listed, nan)
+    low, high = dict(strength), dict(strength)
+    if voted:
+        matrix = _comparison_matrix(index, votes)
+        estimate = _fit(matrix)
+        lows, highs = estimate, estimate
+        if bootstrap > 0:
+            lows, highs = _intervals(index, votes, bootstrap, seed)
+        for name, i in index.items():
+            strength[name], low[name], high[name] = float(estimate[i]), float(lows[i]), float(highs[i])
+    counts = dict.fromkeys(listed or seen, 0)
+    matches: dict[tuple[str, str], int] = {}
+    won: dict[tuple[str, str], float] = {}
+    for a, b, winner in votes:
+        counts[a] += 1
+        counts[b] += 1
+        share = {"a": 1.0, "b": 0.0}.get(winner, 0.5)
+        for x, y, s in ((a, b, share), (b, a, 1.0 - share)):
+            matches[(x, y)] = matches.get((x, y), 0) + 1
+            won[(x, y)] = won.get((x, y), 0.0) + s
+    wins = {pair: won[pair] / n for pair, n in matches.items()}
+    order = sorted(voted, key=lambda s: -strength[s]) + [s for s in (listed or seen) if s not in index]
+    ties = sum(1 for *_, winner in votes if winner in ("tie", "both_bad"))
+    return BradleyTerry(
+        systems=order,
+        strength={s: strength[s] for s in order},
+        low={s: low[s] for s in order},
+        high={s: high[s] for s in order},
+        wins=wins,
+        counts={s: counts[s] for s in order},
+        matches=matches,
+        ties=ties,
+        bootstrap=bootstrap if voted else 0,
+    )
+
+
+def _intervals(
+    index: dict[str, int], votes: list[tuple[str, str, str]], resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """2.5% and 97.5% percentiles of the strengths refitted on votes resampled with replacement."""
+    # Votes with the same (a, b, winner) are interchangeable: resampling the votes is drawing multinomial counts of
+    # the distinct kinds, which is much cheaper than rebuilding each resample vote by vote.
+    kinds: dict[tuple[str, str, str], int] = {}
+    for vote in votes:
+        kinds[vote] = kinds.get(vote, 0) + 1
+    keys = list(kinds)
+    units = np.stack([_comparison_matrix(index, [key]) for key in keys])
+    probabilities = np.array([kinds[k] for k in keys], dtype=float) / len(votes)
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(len(votes), probabilities, size=resamples)
+    fits = np.empty((resamples, len(index)))
+    for r in range(resamples):
+        fits[r] = _fit(np.tensordot(draws[r], units, axes=1))
+    return np.percentile(fits, 2.5, axis=0), np.percentile(fits, 97.5, axis=0)

@@ -1,0 +1,76 @@
+"""report.html opened from disk in headless Chromium with the network cut: every chart renders, nothing is fetched."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from biarena.cli import report_cmd
+from tests.test_report_stats import VOTES, judged  # noqa: F401  (judged is a fixture)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="no chromium (Debian's `chromium` package) to open the report")
+def test_every_chart_renders_offline_in_chromium(judged: dict[str, Path], tmp_path: Path, monkeypatch) -> None:  # noqa: F811
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the test extra) is not installed")
+    arena = tmp_path / "arena.sqlite"
+    arena.write_bytes(b"")
+    monkeypatch.setattr(report_cmd, "load_arena", lambda path: list(VOTES))
+    report = tmp_path / "report.html"
+    report_cmd.report(
+        runs=[judged["alpha"], judged["beta"]],
+        out=report,
+        form=None,
+        title="browser check",
+        labels=None,
+        arena=arena,
+        judge_check=[judged["check"]],
+    )
+    requested: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.set_offline(True)
+
+            def guard(route) -> None:
+                requested.append(route.request.url)
+                if route.request.url.startswith("file://"):
+                    route.continue_()
+                else:
+                    route.abort()
+
+            context.route("**/*", guard)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(report.as_uri())
+            charts = page.eval_on_selector_all(
+                "svg.chart",
+                """nodes => nodes.map(svg => {
+                    const box = svg.getBoundingClientRect();
+                    return {title: svg.getAttribute('aria-label'), width: box.width, height: box.height,
+                            marks: svg.querySelectorAll('rect, circle').length};
+                })""",
+            )
+            page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+            page.locator("#questions > details").first.click()
+            page.screenshot(path=str(tmp_path / "report-question.png"))
+        finally:
+            browser.close()
+    titles = [chart["title"] for chart in charts]
+    for expected in (
+        "SQL success execution rate (SER) by question type",
+        "Mean corgi score by question type",
+        "corgi dimensions per system",
+        "Bradley-Terry strength (log scale) with 95% intervals",
+        "judge check: corgi",
+    ):
+        assert expected in titles, titles
+    for chart in charts:
+        assert chart["width"] > 50 and chart["height"] > 50, chart
+        assert chart["marks"] > 0, chart  # bars or points drawn, not an empty frame
+    assert not errors
+    assert requested and all(url.startswith("file://") for url in requested), requested
+    assert (tmp_path / "report.png").stat().st_size > 10_000

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from biarena.errors import BiarenaError, FormatError, NotFoundError, UsageError
+from biarena.sqlite_migrations import migrate
 
 ROLES = ("annotator", "submitter", "admin")
 """Who may do what: annotators vote, submitters upload runs, admins do both and invite and export."""
@@ -401,15 +402,4 @@ def _recognize(path: Path) -> None:
 
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > len(MIGRATIONS):
-        raise FormatError(f"{path}: made by a newer biarena (arena format {version})")
-    for index in range(version, len(MIGRATIONS)):
-        with conn:
-            conn.execute("BEGIN IMMEDIATE")
-            for statement in MIGRATIONS[index].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            if index == 0:
-                conn.execute("INSERT INTO meta VALUES ('magic', ?)", (_MAGIC,))
-            conn.execute(f"PRAGMA user_version = {index + 1}")
+    migrate(conn, path, MIGRATIONS, _MAGIC, "arena")

@@ -1,12 +1,10 @@
 """`corgi-single`: CORGI's single-LLM baseline: one call scores every sub-metric; same output shape as `corgi`."""
 
-from typing import Any
-
 from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
 from biarena.judges.corgi import (
-    DEFAULT_RUBRIC,
     DIMENSION_KEYS,
     SYSTEM,
+    CorgiJudge,
     aggregate,
     details,
     header,
@@ -21,25 +19,15 @@ from biarena.judges.rubric import corgi_rubric
 from biarena.records import Answer, Question
 
 
-class CorgiSingleJudge:
-    """One model call scores the type's sub-metrics (its typical optional ones may be scored null); no discriminator."""
+class CorgiSingleJudge(CorgiJudge):
+    """One model call scores the type's sub-metrics (its typical optional ones may be scored null); no discriminator.
+
+    The rubric, the questions it applies to and the aggregation are `corgi`'s.
+    """
 
     name = "corgi-single"
     version = "1"
     produces = ("corgi-single", *(f"corgi-single.{key}" for key in DIMENSION_KEYS))
-    needs_model = True
-    default_rubric = DEFAULT_RUBRIC
-
-    def __init__(self, **options: object) -> None:
-        self.options = options
-
-    def check_rubric(self, rubric: dict[str, Any], source: str) -> None:
-        """Refuse a rubric that is not a valid CORGI rubric."""
-        corgi_rubric(rubric, source)
-
-    def applies(self, question: Question) -> bool:
-        """Explanatory, predictive and recommendational questions (CORGI types 2-4)."""
-        return question_type(question) in {"type2", "type3", "type4"}
 
     def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
         """Score every dimension in one call, then aggregate as `corgi` does."""

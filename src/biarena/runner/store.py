@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from biarena.errors import BiarenaError, FormatError, NotFoundError
 from biarena.records import Answer, Question, RunSpec, Score, SystemSpec
 from biarena.records.sanitize import clean_value, describe_changes
+from biarena.sqlite_migrations import migrate
 
 try:
     import fcntl
@@ -458,18 +459,7 @@ def _lock_file(path: Path) -> int | None:
 
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > len(MIGRATIONS):
-        raise FormatError(f"{path}: made by a newer biarena (run format {version})")
-    for index in range(version, len(MIGRATIONS)):
-        with conn:
-            conn.execute("BEGIN IMMEDIATE")
-            for statement in MIGRATIONS[index].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            if index == 0:
-                conn.execute("INSERT INTO meta VALUES ('magic', ?)", (_MAGIC,))
-            conn.execute(f"PRAGMA user_version = {index + 1}")
+    migrate(conn, path, MIGRATIONS, _MAGIC, "run")
 
 
 def _question_json(question: Question) -> str:

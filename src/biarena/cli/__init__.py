@@ -6,12 +6,14 @@ import typer
 
 from biarena import __version__
 from biarena.cli import (
+    arena_cmd,
     audit_cmd,
     build_cmd,
     demo_cmd,
     export_cmd,
     generate_cmd,
     import_cmd,
+    judge_cmd,
     load_cmd,
     report_cmd,
     run_cmd,
@@ -19,6 +21,7 @@ from biarena.cli import (
     show_cmd,
     suite_cmd,
     synth_cmd,
+    validate_cmd,
 )
 from biarena.errors import BiarenaError
 
@@ -50,6 +53,8 @@ app.add_typer(import_cmd.app, name="import")
 app.add_typer(generate_cmd.app, name="generate")
 app.add_typer(synth_cmd.app, name="synth")
 app.add_typer(suite_cmd.app, name="suite")
+app.add_typer(judge_cmd.app, name="judge")
+app.add_typer(arena_cmd.app, name="arena")
 app.command("demo")(demo_cmd.demo)
 app.command("report")(report_cmd.report)
 app.command("build")(build_cmd.build)
@@ -59,6 +64,7 @@ app.command("run")(run_cmd.run)
 app.command("score")(score_cmd.score)
 app.command("show")(show_cmd.show)
 app.command("export")(export_cmd.export)
+app.command("validate")(validate_cmd.validate)
 
 
 def one_line(message: str) -> str:

@@ -1,19 +1,26 @@
-"""`biarena generate templates DB --roles roles.yaml -o DIR`: BIS-category questions for any database."""
+"""`biarena generate templates|questions|answers`: benchmarks for any database (templates, BI-Bench, CCC)."""
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 import typer
 from rich.text import Text
 
 from biarena.benchmarks import save_benchmark
-from biarena.cli.console import err
+from biarena.cli.console import err, new_table, print_table, row
+from biarena.cli.options import flag
 from biarena.db import describe_schema, open_database
 from biarena.errors import UsageError
 from biarena.generate.factory import generate_questions, latest_time
 from biarena.generate.roles import load_roles
 from biarena.generate.templates import CATEGORIES
+from biarena.llm import Model
 from biarena.records import Benchmark, DatabaseRef
+
+T = TypeVar("T")
+_SEE = "models: local (default), local:/path.gguf, openai:MODEL, openai:MODEL@URL"
 
 app = typer.Typer(help="Generate benchmark questions.", no_args_is_help=True)
 
@@ -62,3 +69,189 @@ def _anchor(text: str | None) -> datetime | None:
         return datetime.fromisoformat(text)
     except ValueError:
         raise UsageError(f"--now must be an ISO time such as 2023-01-17T20:20:15, not '{text}'") from None
+
+
+def _say(message: str) -> None:
+    err.print(Text(message))
+
+
+def _models(model: str, checker: str | None, no_cache: bool) -> tuple[Model, Model]:
+    from biarena.llm import get_model
+
+    made = get_model(model, use_cache=not no_cache, concurrency=1)
+    if checker is None or checker == model:
+        return made, made
+    return made, get_model(checker, use_cache=not no_cache, concurrency=1)
+
+
+def _interruptible(out: Path, step: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a generation; Ctrl-C keeps its journal and says how to continue."""
+    try:
+        return step(*args, **kwargs)
+    except KeyboardInterrupt:
+        _say(f"interrupted: the finished steps are kept; run the same command again to continue {out}")
+        raise typer.Exit(130) from None
+
+
+def _print_figures(pipeline: dict, out: Path) -> None:
+    """The generated set's quality figures: each step's counts, questions per cell, duplicates."""
+    steps = new_table(
+        "pipeline",
+        [("step", "name"), ("in", "number"), ("kept", "number"), ("dropped", "number"), ("corrected", "number")],
+    )
+    for step, counts in pipeline["steps"].items():
+        row(steps, step, counts["in"], counts["kept"], counts["dropped"], counts["corrected"])
+    print_table(steps)
+    if pipeline.get("cells"):
+        cells = new_table(
+            "questions per cell", [("cell", "name"), ("asked", "number"), ("generated", "number"), ("kept", "number")]
+        )
+        for cell, counts in pipeline["cells"].items():
+            row(cells, cell, counts["asked"], counts["generated"], counts["kept"])
+        print_table(cells)
+    if pipeline.get("labels"):
+        _say("labels: " + ", ".join(f"{label} {count}" for label, count in pipeline["labels"].items()))
+    if "duplicates_by_normalized_text" in pipeline:
+        _say(f"duplicates by normalized text: {pipeline['duplicates_by_normalized_text']}")
+    if pipeline.get("stopped"):
+        _say(f"{pipeline['stopped']}; run the same command again to continue {out}")
+    _say(f"wrote {pipeline['kept']} questions to {out} (counts in {out / 'pipeline.json'})")
+    if not pipeline["kept"]:
+        raise typer.Exit(1)
+
+
+@app.command("questions")
+def questions(
+    database: Path = typer.Argument(..., metavar="DB", help="SQLite or DuckDB file."),
+    out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write (continued when it holds one)."),
+    method: str = typer.Option("llm", "--method", help="llm (BI-Bench's pipeline) or template (the template factory)."),
+    model: str = typer.Option(
+        "local", "--model", help=f"The model that generates questions and names tables ({_SEE})."
+    ),
+    checker: str | None = typer.Option(
+        None, "--checker", help="A different model that checks answerability and table completeness (default: --model)."
+    ),
+    categories: str | None = typer.Option(
+        None, "--categories", help="Comma-separated: descriptive, diagnostic, predictive, prescriptive (default: all)."
+    ),
+    complexities: str | None = typer.Option(
+        None, "--complexities", help="Comma-separated: basic, intermediate, advanced (default: all)."
+    ),
+    per_cell: int = typer.Option(3, "--per-cell", min=1, help="Questions asked for per category and complexity."),
+    sample_rows: int = typer.Option(2, "--sample-rows", min=0, help="Sample rows per table shown with the schema."),
+    max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+    roles_path: Path | None = typer.Option(None, "--roles", help="roles.yaml (the template method's annotation)."),
+    languages: str = typer.Option("en", "--languages", help="Template method: comma-separated languages (en, zh)."),
+    per_category: int = typer.Option(3, "--per-category", min=1, help="Template method: questions per category."),
+    seed: int = typer.Option(0, "--seed", help="Template method: random seed."),
+    name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),
+    force: bool = flag("--force", "Start over when the directory holds a generation with other settings."),
+) -> None:
+    """BI-Bench's pipeline: generate per category x complexity, check answerability, identify and verify tables.
+
+    Every step is journaled in the output directory (a killed run continues) and counted in pipeline.json;
+    checks.jsonl keeps what each check said about each question, kept or dropped.
+    """
+    from biarena.generate.bibench_questions import (
+        CATEGORIES as BIBENCH_CATEGORIES,
+    )
+    from biarena.generate.bibench_questions import (
+        COMPLEXITIES,
+        generate_bibench_questions,
+        generate_template_questions,
+        parse_choice,
+    )
+
+    if not database.is_file():
+        raise UsageError(f"database file not found: {database}")
+    if method == "template":
+        if roles_path is None:
+            raise UsageError("--method template needs --roles roles.yaml")
+        wanted = tuple(x.strip() for x in languages.split(",") if x.strip())
+        if not wanted or any(x not in ("en", "zh") for x in wanted):
+            raise UsageError(f"--languages takes en and/or zh, not '{languages}'")
+        result = generate_template_questions(
+            database,
+            out,
+            roles_path=roles_path,
+            languages=wanted,
+            per_category=per_category,
+            seed=seed,
+            name=name,
+            force=force,
+            say=_say,
+        )
+    elif method == "llm":
+        chosen_categories = parse_choice(categories, tuple(BIBENCH_CATEGORIES), "--categories")
+        chosen_complexities = parse_choice(complexities, COMPLEXITIES, "--complexities")
+        generator, check = _models(model, checker, no_cache)
+        result = _interruptible(
+            out,
+            generate_bibench_questions,
+            database,
+            out,
+            model=generator,
+            checker=check,
+            categories=chosen_categories,
+            complexities=chosen_complexities,
+            per_cell=per_cell,
+            sample_rows=sample_rows,
+            max_calls=max_calls,
+            name=name,
+            force=force,
+            say=_say,
+        )
+    else:
+        raise UsageError(f"--method takes llm or template, not '{method}'")
+    _print_figures(result.pipeline, out)
+
+
+@app.command("answers")
+def answers(
+    benchmark_arg: str = typer.Argument(..., metavar="BENCH", help="Benchmark directory or built-in name."),
+    out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write (continued when it holds one)."),
+    model: str = typer.Option(
+        "local", "--model", help=f"The model that conjectures, constructs and concludes ({_SEE})."
+    ),
+    base: str = typer.Option(
+        "schema", "--base", help="What each question's database copy starts from: schema (no rows) or data (all rows)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    sample_rows: int = typer.Option(2, "--sample-rows", min=0, help="Sample rows per table shown with the schema."),
+    max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+    name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),
+    force: bool = flag("--force", "Start over when the directory holds an annotation with other settings."),
+) -> None:
+    """Conjecture-Construct-Conclude: reference answers backed by rows injected into a copy of each database.
+
+    The source databases are only read. A question whose rows break a key or the schema is dropped with the
+    reason; the others go on. Each kept question gets its own database copy and a dbqa:conclusive or
+    dbqa:interpretive label.
+    """
+    from biarena.benchmarks import resolve_benchmark
+    from biarena.generate.cca import BASES, generate_cca_answers
+    from biarena.llm import get_model
+
+    if base not in BASES:
+        raise UsageError(f"--base takes {' or '.join(BASES)}, not '{base}'")
+    source = resolve_benchmark(benchmark_arg)
+    if source.root is not None and out.resolve() == source.root.resolve():
+        raise UsageError(f"-o must be another directory than the benchmark {benchmark_arg}")
+    made = get_model(model, use_cache=not no_cache, concurrency=1)
+    result = _interruptible(
+        out,
+        generate_cca_answers,
+        source,
+        out,
+        model=made,
+        base=base,
+        sample_rows=sample_rows,
+        max_calls=max_calls,
+        limit=limit,
+        name=name,
+        force=force,
+        say=_say,
+    )
+    _print_figures(result.pipeline, out)

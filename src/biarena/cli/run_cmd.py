@@ -125,6 +125,7 @@ def run(
         None, "--label", help="How reports name this run (default: the run file's name and the system's options)."
     ),
     retry_errors: bool = flag("--retry-errors", "Ask again the questions the run holds no answer for (errors)."),
+    accepted_only: bool = flag("--accepted-only", "Only the questions accepted in validation (edits applied)."),
     force: bool = flag("--force", "Start the run file over when it holds a different run (its answers are deleted)."),
     db_url: list[str] | None = DB_URL,
     timeout: float = TIMEOUT,
@@ -143,6 +144,10 @@ def run(
     if label is not None and not label.strip():
         raise UsageError("--label must not be empty")
     benchmark = resolve_benchmark(benchmark_arg)
+    if accepted_only:
+        from biarena.generate.validation import accepted_only as only_accepted
+
+        benchmark = only_accepted(benchmark)
     options = {
         "predictions": predictions,
         "url": url,

@@ -1,0 +1,378 @@
+"""`generate answers`: reference answers by Conjecture-Construct-Conclude, each over its own synthetic database.
+
+For each question a model conjectures an answer from the schema, constructs INSERT rows that corroborate it in a
+copy of the question's database (the source is never written), the rows are executed and the keys checked, and the
+model concludes with a reference answer whose cited values must be among the injected rows. The result is a DB
+QA-style benchmark: question, reference answer, `dbqa:conclusive` or `dbqa:interpretive`, and its database copy.
+"""
+
+import hashlib
+import json
+import math
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from biarena.benchmarks.paths import safe_file_name
+from biarena.db import describe_schema, open_database
+from biarena.generate.bibench_questions.pipeline import Say, StepCount, text_key
+from biarena.generate.cca.synthetic import (
+    BASES,
+    MAX_ROWS,
+    ConstructError,
+    RowInsert,
+    copy_for_injection,
+    inject,
+    is_sqlite,
+    key_maxima,
+    parse_inserts,
+    table_columns,
+)
+from biarena.generate.prompt_files import prompts_hash, render
+from biarena.generate.workdir import BudgetExhausted, CallBudget, WorkDir, file_sha256
+from biarena.llm import Model, ModelError, StructuredOutputError
+from biarena.records import Benchmark, DatabaseRef, Question
+
+PACKAGE = "biarena.generate.cca"
+PROMPTS_HASH = prompts_hash(PACKAGE, ("system", "conjecture", "construct", "conclude"))
+STEPS = ("conjecture", "construct", "execute", "conclude")
+"""The steps, in order; pipeline.json counts what each kept and dropped."""
+PIPELINE_FILE = "pipeline.json"
+CHECKS_FILE = "checks.jsonl"
+WORK_FOLDER = "work"
+LABELS = ("conclusive", "interpretive")
+
+_CONJECTURE = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+_CONSTRUCT = {
+    "type": "object",
+    "properties": {"statements": {"type": "array", "minItems": 1, "items": {"type": "string"}}},
+    "required": ["statements"],
+}
+_CONCLUDE = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "evidence": {"type": "array", "items": {"type": "string"}},
+        "label": {"type": "string", "enum": list(LABELS)},
+    },
+    "required": ["answer", "evidence", "label"],
+}
+
+
+@dataclass
+class AnswerResult:
+    """The questions that got a reference answer, every question's record, the counts, and whether it finished."""
+
+    questions: list[Question]
+    records: list[dict[str, Any]]
+    pipeline: dict[str, Any]
+    stopped: str | None = None
+    databases: dict[str, DatabaseRef] = field(default_factory=dict)
+
+
+def rows_text(rows: list[RowInsert]) -> str:
+    """Injected rows as one pipe table per table, for the conclusion prompt."""
+    blocks: list[str] = []
+    by_table: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] = {}
+    for row in rows:
+        by_table.setdefault((row.table, row.columns), []).append(row.values)
+    for (table, columns), values in by_table.items():
+        lines = [f"{table}:", " | ".join(columns)]
+        lines += [" | ".join("NULL" if v is None else str(v) for v in row) for row in values]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def unsupported_evidence(evidence: list[str], rows: list[RowInsert]) -> list[str]:
+    """The cited values that are not among the injected rows' values (text case-insensitively, numbers by value)."""
+    texts: set[str] = set()
+    numbers: list[float] = []
+    for row in rows:
+        for value in row.values:
+            if value is None:
+                continue
+            texts.add(str(value).strip().lower())
+            number = _number(str(value))
+            if number is not None:
+                numbers.append(number)
+    missing = []
+    for item in evidence:
+        text = str(item).strip().strip("\"'`").strip().lower()
+        number = _number(text)
+        if text in texts or (number is not None and any(math.isclose(number, n, rel_tol=1e-9) for n in numbers)):
+            continue
+        missing.append(str(item))
+    return missing
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text.replace(",", "").removeprefix("$"))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _questions_sha256(questions: list[Question]) -> str:
+    payload = [[q.id, q.text, q.database] for q in questions]
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
+
+
+class AnswerPipeline:
+    """Conjecture, construct, execute and conclude for each question of a benchmark, journaled in `work`."""
+
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        work: WorkDir,
+        *,
+        model: Model,
+        base: str = "schema",
+        sample_rows: int = 2,
+        max_calls: int | None = None,
+        say: Say | None = None,
+    ) -> None:
+        if base not in BASES:
+            raise ValueError(f"base must be one of {', '.join(BASES)}")
+        self.benchmark = benchmark
+        self.work = work
+        self.model = model
+        self.base = base
+        self.sample_rows = sample_rows
+        self.say = say or (lambda _message: None)
+        self.budget = CallBudget([model], max_calls)
+        self.counts = {step: StepCount() for step in STEPS}
+        self._schemas: dict[str, tuple[str, dict[str, list[str]], dict[str, Any]]] = {}
+        self.taken: set[str] = set()
+
+    def _source(self, name: str) -> Path | None:
+        ref = self.benchmark.databases.get(name)
+        if ref is None or ref.url:
+            return None
+        path = Path(self.benchmark.database_location(name))
+        return path if path.is_file() and is_sqlite(path) else None
+
+    def _schema(self, name: str, source: Path) -> tuple[str, dict[str, list[str]], dict[str, Any]]:
+        if name not in self._schemas:
+            with open_database(source) as db:
+                schema = describe_schema(db, sample_rows=self.sample_rows)
+            maxima = key_maxima(source) if self.base == "data" else {}
+            self._schemas[name] = (render(PACKAGE, "system", schema=schema), table_columns(source), maxima)
+        return self._schemas[name]
+
+    def _ask(self, key: str, system: str, prompt: str, schema: dict, max_tokens: int) -> dict[str, Any]:
+        if self.work.done(key):
+            return self.work.get(key)
+        self.budget.check()
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        try:
+            value = {"reply": self.model.chat(messages, schema=schema, max_tokens=max_tokens).parsed}
+        except StructuredOutputError as error:
+            value = {"error": str(error)}
+        except ModelError as error:
+            # an unreachable or failing server is not the model's answer: not journaled, so a re-run asks again
+            return {"error": str(error)}
+        return self.work.put(key, value)
+
+    def run(self, questions: list[Question]) -> AnswerResult:
+        """Annotate each question; a question that fails a step is dropped with the reason, the others go on."""
+        kept: list[Question] = []
+        records: list[dict[str, Any]] = []
+        databases: dict[str, DatabaseRef] = {}
+        stopped = None
+        try:
+            for question in questions:
+                record: dict[str, Any] = {"id": question.id, "text": question.text, "status": "pending"}
+                records.append(record)
+                made = self._annotate(question, record)
+                if made is not None:
+                    out_question, ref = made
+                    kept.append(out_question)
+                    databases[out_question.database] = ref
+                    record["status"] = "kept"
+                    self.say(f"kept {question.id} ({record['label']}): {record['reference_answer']}")
+                else:
+                    self.say(f"dropped {question.id} at {record['dropped_at']}: {record['reason']}")
+        except BudgetExhausted as error:
+            stopped = str(error)
+            if records and records[-1]["status"] == "pending":
+                records.pop()
+        labels = {label: sum(1 for q in kept if f"dbqa:{label}" in q.labels) for label in LABELS}
+        pipeline = {
+            "steps": {step: self.counts[step].as_dict() for step in STEPS},
+            "questions": len(records),
+            "kept": len(kept),
+            "labels": labels,
+        }
+        return AnswerResult(kept, records, pipeline, stopped, databases)
+
+    def _drop(self, record: dict[str, Any], step: str, reason: str) -> None:
+        record.update(status="dropped", dropped_at=step, reason=reason)
+        self.counts[step].drop(reason.split(":", 1)[0])
+
+    def _annotate(self, question: Question, record: dict[str, Any]) -> tuple[Question, DatabaseRef] | None:
+        key = f"{question.id}/{text_key(question.text)}"
+        self.counts["conjecture"].received += 1
+        source = self._source(question.database)
+        if source is None:
+            self._drop(record, "conjecture", "its database is not an SQLite file, so rows cannot be injected")
+            return None
+        system, tables, maxima = self._schema(question.database, source)
+        answer = self._ask(
+            f"conjecture/{key}", system, render(PACKAGE, "conjecture", question=question.text), _CONJECTURE, 300
+        )
+        if "error" in answer:
+            self.counts["conjecture"].invalid_replies += 1
+            self._drop(record, "conjecture", f"no usable conjecture: {answer['error']}")
+            return None
+        conjecture = answer["reply"]["answer"].strip()
+        record["conjecture"] = conjecture
+        self.counts["conjecture"].kept += 1
+
+        self.counts["construct"].received += 1
+        prompt = render(
+            PACKAGE,
+            "construct",
+            question=question.text,
+            conjecture=conjecture,
+            base=self.base,
+            maxima=", ".join(f"{k} = {v}" for k, v in maxima.items()),
+            max_rows=MAX_ROWS,
+        )
+        answer = self._ask(f"construct/{key}", system, prompt, _CONSTRUCT, 1500)
+        if "error" in answer:
+            self.counts["construct"].invalid_replies += 1
+            self._drop(record, "construct", f"no usable statements: {answer['error']}")
+            return None
+        statements = [str(s) for s in answer["reply"]["statements"]]
+        record["statements"] = statements
+        try:
+            rows = parse_inserts(statements, tables)
+        except ConstructError as error:
+            self._drop(record, "construct", f"unusable statements: {error}")
+            return None
+        self.counts["construct"].kept += 1
+
+        self.counts["execute"].received += 1
+        name = safe_file_name(question.id, "", self.taken)
+        target = self.work.root / WORK_FOLDER / f"{name}.sqlite"
+        copy_for_injection(source, target, self.base)
+        try:
+            injection = inject(target, rows)
+        except ConstructError as error:
+            target.unlink(missing_ok=True)
+            self._drop(record, "execute", f"the injected rows break the database: {error}")
+            return None
+        record["rows_injected"] = injection.rows_per_table
+        self.counts["execute"].kept += 1
+
+        self.counts["conclude"].received += 1
+        prompt = render(
+            PACKAGE, "conclude", question=question.text, conjecture=conjecture, base=self.base, rows=rows_text(rows)
+        )
+        answer = self._ask(f"conclude/{key}", system, prompt, _CONCLUDE, 600)
+        if "error" in answer:
+            self.counts["conclude"].invalid_replies += 1
+            self._drop(record, "conclude", f"no usable conclusion: {answer['error']}")
+            return None
+        reply = answer["reply"]
+        record.update(reference_answer=reply["answer"].strip(), evidence=reply["evidence"], label=reply["label"])
+        if not reply["evidence"]:
+            self._drop(record, "conclude", "not backed by the injected rows: the conclusion cites none of their values")
+            return None
+        missing = unsupported_evidence(reply["evidence"], rows)
+        if missing:
+            cited = ", ".join(repr(m) for m in missing[:3])
+            self._drop(record, "conclude", f"not backed by the injected rows: {cited} not among their values")
+            return None
+        if not reply["answer"].strip():
+            self._drop(record, "conclude", "the reference answer is empty")
+            return None
+        self.counts["conclude"].kept += 1
+        labels = [f"dbqa:{reply['label']}", *(label for label in question.labels if not label.startswith("dbqa:"))]
+        ref = DatabaseRef(path=str(target), description=_plain_schema(target))
+        made = question.model_copy(
+            update={
+                "database": name,
+                "labels": labels,
+                "reference_answer": reply["answer"].strip(),
+                "tables": question.tables or sorted(injection.rows_per_table),
+                "gold_sql": [],
+            }
+        )
+        return made, ref
+
+
+def _plain_schema(path: Path) -> str:
+    with open_database(path) as db:
+        return describe_schema(db, sample_rows=0)
+
+
+def generate_cca_answers(
+    benchmark: Benchmark,
+    out: Path,
+    *,
+    model: Model,
+    base: str = "schema",
+    sample_rows: int = 2,
+    max_calls: int | None = None,
+    limit: int | None = None,
+    name: str | None = None,
+    force: bool = False,
+    say: Say | None = None,
+) -> AnswerResult:
+    """Annotate `benchmark`'s questions by Conjecture-Construct-Conclude into the benchmark directory `out`."""
+    questions = benchmark.questions[:limit] if limit is not None else list(benchmark.questions)
+    sources = {}
+    for db_name, ref in sorted(benchmark.databases.items()):
+        location = None if ref.url else Path(benchmark.database_location(db_name))
+        sources[db_name] = file_sha256(location) if location and location.is_file() else ref.url
+    settings = {
+        "method": "cca",
+        "questions_sha256": _questions_sha256(questions),
+        "databases": sources,
+        "model": model.spec,
+        "base": base,
+        "sample_rows": sample_rows,
+        "prompts": PROMPTS_HASH,
+    }
+    work = WorkDir(out, settings, force=force)
+    if work.resumed and say:
+        say(f"continuing the annotation in {out}")
+    pipeline = AnswerPipeline(
+        benchmark, work, model=model, base=base, sample_rows=sample_rows, max_calls=max_calls, say=say
+    )
+    try:
+        result = pipeline.run(questions)
+        result.pipeline = {
+            "format_version": 1,
+            "method": "conjecture-construct-conclude",
+            "source": benchmark.name,
+            "model": model.spec,
+            "base": base,
+            "complete": result.stopped is None,
+            **({"stopped": result.stopped} if result.stopped else {}),
+            **result.pipeline,
+            "usage": model.usage.snapshot().model_dump(exclude_none=True),
+            "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        made = Benchmark(
+            name=name or out.name,
+            description=f"Reference answers by Conjecture-Construct-Conclude ({model.spec}) for {benchmark.name}.",
+            knowledge=benchmark.knowledge,
+            now=benchmark.now,
+            source_format="dbqa-generated",
+            databases=result.databases,
+            questions=result.questions,
+        )
+        work.save(made)
+        work.write_jsonl(CHECKS_FILE, result.records)
+        work.write_json(PIPELINE_FILE, result.pipeline)
+    finally:
+        shutil.rmtree(work.root / WORK_FOLDER, ignore_errors=True)
+    return result
+
+
+__all__ = ["BASES", "CHECKS_FILE", "PIPELINE_FILE", "AnswerResult", "generate_cca_answers", "unsupported_evidence"]

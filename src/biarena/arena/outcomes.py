@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from biarena.arena.store import ArenaStore, Vote
+from biarena.csv_cells import safe_row
 
 EXPORT_FIELDS = (
     "vote_id", "annotator", "benchmark", "question_id", "system_a", "system_b", "winner", "rationale", "created_at"
@@ -36,7 +37,8 @@ def vote_record(vote: Vote) -> dict[str, object]:
 
 
 def export_votes(votes: list[Vote], fmt: str) -> Iterator[str]:
-    """The votes as JSONL (one object a line) or CSV (a header, then a row a vote), in chunks of text."""
+    """The votes as JSONL (one object a line) or CSV (a header, then a row a vote; text a spreadsheet would run as a
+    formula starts with an apostrophe), in chunks of text."""
     if fmt == "jsonl":
         for vote in votes:
             yield json.dumps(vote_record(vote), ensure_ascii=False) + "\n"
@@ -45,5 +47,5 @@ def export_votes(votes: list[Vote], fmt: str) -> Iterator[str]:
     writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS)
     writer.writeheader()
     for vote in votes:
-        writer.writerow(vote_record(vote))
+        writer.writerow(safe_row(vote_record(vote)))
     yield buffer.getvalue()

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
+from biarena.csv_cells import safe_row
 from biarena.errors import BiarenaError, UsageError
 from biarena.judges.registry import JUDGE_CLASSES, get_judge
 from biarena.metrics.summary import counted_scores, unusable_gold
@@ -129,7 +130,7 @@ def _csv(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
     writer = csv.DictWriter(text, fieldnames=fields)
     writer.writeheader()
     for row in rows:
-        writer.writerow({**row, "labels": ";".join(row["labels"])})
+        writer.writerow(safe_row({**row, "labels": ";".join(row["labels"])}))
     text.flush()
     text.detach()
 

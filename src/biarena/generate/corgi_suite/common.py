@@ -57,6 +57,44 @@ _PLAIN = TypeAdapter(dict[str, Any])
 """Evidence as JSON values (dates as ISO text), as it is saved."""
 
 
+@dataclass(frozen=True)
+class WeightedLink:
+    """A child table's foreign key whose parents generate children at rates set by one of the parent's columns."""
+
+    table: str
+    column: str
+    parent: str
+    key: str
+    by: str
+    weights: dict[str, float]
+
+    @property
+    def rates(self) -> str:
+        """The relative rates as a reference states them (`vip 3, regular 1`)."""
+        return ", ".join(f"{k} {v:g}" for k, v in self.weights.items())
+
+    @property
+    def top(self) -> str:
+        """The most active kind of parent."""
+        return max(self.weights, key=self.weights.get)  # type: ignore[arg-type]
+
+    @property
+    def low(self) -> str:
+        """The least active kind of parent."""
+        return min(self.weights, key=self.weights.get)  # type: ignore[arg-type]
+
+
+def weighted_links(spec: Spec) -> list[WeightedLink]:
+    """Every weighted foreign key of the spec, in table and column order."""
+    links = []
+    for table, spec_table in spec.tables.items():
+        for name, column in spec_table.columns.items():
+            if column.kind == "foreign" and column.weight and column.ref:
+                parent, key = column.ref.split(".")
+                links.append(WeightedLink(table, name, parent, key, column.weight["column"], column.weight["values"]))
+    return links
+
+
 def q(name: str) -> str:
     """A quoted SQL identifier."""
     return f'"{name}"'

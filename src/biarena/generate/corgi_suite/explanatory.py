@@ -29,6 +29,7 @@ from biarena.generate.corgi_suite.common import (
     trend_text,
     value_measure,
     value_words,
+    weighted_links,
     word_values,
 )
 from biarena.generate.corgi_suite.spec_roles import fact_tables, noun, stamp_of, words
@@ -253,48 +254,42 @@ def _trends(spec: Spec) -> list[Draft]:
 
 def _segments(spec: Spec) -> list[Draft]:
     out = []
-    for table, spec_table in spec.tables.items():
-        for name, column in spec_table.columns.items():
-            if not (column.kind == "foreign" and column.weight and column.ref):
-                continue
-            parent, key = column.ref.split(".")
-            by = column.weight["column"]
-            weights = column.weight["values"]
-            top, low = max(weights, key=weights.get), min(weights, key=weights.get)
-            rates = ", ".join(f"{k} {v:g}" for k, v in weights.items())
-            evidence = {
-                "kind": "segment",
-                "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
-                "support_sql": [
-                    f"SELECT p.{q(by)}, count(*) AS n FROM {q(table)} t JOIN {q(parent)} p "
-                    f"ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
-                ],
-            }
-            out.append(
-                Draft(
-                    f"Why do {top} {noun(spec, parent)} account for a larger share of {noun(spec, table)} than "
-                    f"of {noun(spec, parent)}?",
-                    f"Behaviour differs by {words(by)}: a {top} {words(parent)} generates "
-                    f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one "
-                    f"(relative rates: {rates}).",
-                    [table, parent],
-                    "segment-why",
-                    evidence,
-                    ["corgi:segment"],
-                )
+    for link in weighted_links(spec):
+        table, name, parent, key, by, weights = link.table, link.column, link.parent, link.key, link.by, link.weights
+        top, low, rates = link.top, link.low, link.rates
+        evidence = {
+            "kind": "segment",
+            "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
+            "support_sql": [
+                f"SELECT p.{q(by)}, count(*) AS n FROM {q(table)} t JOIN {q(parent)} p "
+                f"ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
+            ],
+        }
+        out.append(
+            Draft(
+                f"Why do {top} {noun(spec, parent)} account for a larger share of {noun(spec, table)} than "
+                f"of {noun(spec, parent)}?",
+                f"Behaviour differs by {words(by)}: a {top} {words(parent)} generates "
+                f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one "
+                f"(relative rates: {rates}).",
+                [table, parent],
+                "segment-why",
+                evidence,
+                ["corgi:segment"],
             )
-            out.append(
-                Draft(
-                    f"Why do a few of our {noun(spec, parent)} seem to produce most of our {noun(spec, table)}?",
-                    f"They are mostly {top} {noun(spec, parent)}: each generates about "
-                    f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one (relative "
-                    f"rates: {rates}).",
-                    [table, parent],
-                    "concentration-why",
-                    evidence,
-                    ["corgi:segment"],
-                )
+        )
+        out.append(
+            Draft(
+                f"Why do a few of our {noun(spec, parent)} seem to produce most of our {noun(spec, table)}?",
+                f"They are mostly {top} {noun(spec, parent)}: each generates about "
+                f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one (relative "
+                f"rates: {rates}).",
+                [table, parent],
+                "concentration-why",
+                evidence,
+                ["corgi:segment"],
             )
+        )
     return out
 
 

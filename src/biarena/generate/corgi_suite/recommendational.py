@@ -33,6 +33,7 @@ from biarena.generate.corgi_suite.common import (
     value_measure,
     value_words,
     weight_of,
+    weighted_links,
 )
 from biarena.generate.corgi_suite.spec_roles import fact_tables, noun, stamp_of, words
 from biarena.records import Question
@@ -304,44 +305,37 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
                         },
                     )
                 )
-    for table, spec_table in spec.tables.items():
-        for name, column in spec_table.columns.items():
-            if not (column.kind == "foreign" and column.weight and column.ref):
-                continue
-            parent, key = column.ref.split(".")
-            by = column.weight["column"]
-            weights = column.weight["values"]
-            top = max(weights, key=weights.get)
-            rates = ", ".join(f"{k} {v:g}" for k, v in weights.items())
-            evidence = {
-                "kind": "segment",
-                "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
-                "support_sql": [
-                    f"SELECT p.{q(by)}, count(*) AS n, count(DISTINCT t.{q(name)}) AS active FROM {q(table)} t "
-                    f"JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
-                ],
-            }
-            out.append(
-                Draft(
-                    f"Which {words(parent)} {words(by)} should we focus retention on to protect {noun(spec, table)}?",
-                    f"{top}: each {top} {words(parent)} generates the most {noun(spec, table)} (relative rates: "
-                    f"{rates}).",
-                    [table, parent],
-                    "retention-focus",
-                    evidence,
-                )
+    for link in weighted_links(spec):
+        table, name, parent, key, by, weights = link.table, link.column, link.parent, link.key, link.by, link.weights
+        top, rates = link.top, link.rates
+        evidence = {
+            "kind": "segment",
+            "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
+            "support_sql": [
+                f"SELECT p.{q(by)}, count(*) AS n, count(DISTINCT t.{q(name)}) AS active FROM {q(table)} t "
+                f"JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
+            ],
+        }
+        out.append(
+            Draft(
+                f"Which {words(parent)} {words(by)} should we focus retention on to protect {noun(spec, table)}?",
+                f"{top}: each {top} {words(parent)} generates the most {noun(spec, table)} (relative rates: {rates}).",
+                [table, parent],
+                "retention-focus",
+                evidence,
             )
-            out.append(
-                Draft(
-                    f"What kind of {noun(spec, parent)} should our acquisition campaigns target to grow "
-                    f"{noun(spec, table)}?",
-                    f"{top} {noun(spec, parent)}: one of them brings as many {noun(spec, table)} as "
-                    f"{weights[top] / min(weights.values()):.1f} of the least active kind (relative rates: {rates}).",
-                    [table, parent],
-                    "acquisition-target",
-                    evidence,
-                )
+        )
+        out.append(
+            Draft(
+                f"What kind of {noun(spec, parent)} should our acquisition campaigns target to grow "
+                f"{noun(spec, table)}?",
+                f"{top} {noun(spec, parent)}: one of them brings as many {noun(spec, table)} as "
+                f"{weights[top] / min(weights.values()):.1f} of the least active kind (relative rates: {rates}).",
+                [table, parent],
+                "acquisition-target",
+                evidence,
             )
+        )
     return out
 
 

@@ -73,23 +73,23 @@ def test_result_size_reaches_the_model(env: AgentEnv) -> None:
     answer = ask("sequential", env, model)
     step = answer.steps[0]
     assert step.row_count == 500 and len(step.preview) == 20
-    synthesis = provider.requests[1].messages[1][1]
-    assert "(first 20 of 500 rows)" in synthesis and "Query 1: numbers" in synthesis
+    synthesis = provider.requests[1].messages[-1][1]
+    assert "(first 20 of 500 rows)" in synthesis and "Result 1 (numbers):" in synthesis
     # cut by the sandbox's row cap: the model learns there are at least that many
     capped = AgentEnv(env.benchmark, DatabasePool(env.benchmark, max_rows=100))
     model, provider = mock(reply, "Done.")
     answer = ask("sequential", capped, model)
-    assert answer.steps[0].truncated and "(first 20 of at least 100 rows)" in provider.requests[1].messages[1][1]
+    assert answer.steps[0].truncated and "(first 20 of at least 100 rows)" in provider.requests[1].messages[-1][1]
     # a small result says how many rows it has
     model, provider = mock("```sql\nSELECT n FROM big WHERE n < 3\n```", "Done.")
     ask("sequential", env, model)
-    assert "(3 rows)" in provider.requests[1].messages[1][1]
+    assert "(3 rows)" in provider.requests[1].messages[-1][1]
 
 
 def test_numbers_keep_their_digits(env: AgentEnv) -> None:
     model, provider = mock("```sql\nSELECT 1234567.891 AS revenue, 0.1 + 0.2 AS share, 2.5e-7 AS tiny\n```", "Done.")
     answer = ask("sequential", env, model)
-    synthesis = provider.requests[1].messages[1][1]
+    synthesis = provider.requests[1].messages[-1][1]
     assert "1234567.891 | 0.3 | 2.5e-07" in synthesis and "e+06" not in synthesis
     model, _ = mock("```sql\nSELECT 1234567.891 AS revenue\n```")
     assert "1234567.891" in ask("text2sql", env, model).text

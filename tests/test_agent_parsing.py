@@ -133,7 +133,7 @@ def test_every_written_query_is_a_step_and_counts_in_ser(env: AgentEnv) -> None:
     ]
     assert [s.ok for s in answer.steps] == [True, False, False]
     assert [s.purpose for s in answer.steps] == ["total", "garbled", "cut off"]
-    assert "Result 3:\nerror:" in provider.requests[1].messages[1][1]
+    assert "Result 3 (cut off):\nerror:" in provider.requests[1].messages[-1][1]
     context = ScoringContext(benchmark=env.benchmark, databases=env.databases)
     ser = next(s for s in ExecutionScorer()(env.benchmark.questions[0], answer, context) if s.name == "ser")
     assert ser.value == pytest.approx(1 / 3)

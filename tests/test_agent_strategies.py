@@ -36,7 +36,7 @@ def test_sequential_plan_as_long_as_needed_up_to_max_queries(env: AgentEnv) -> N
     assert provider.requests[0].max_tokens == 450 and "up to 2 SQL queries" in provider.requests[0].messages[1][1]
 
 
-def test_sequential_synthesis_sees_plan_purposes_results_and_counts(env: AgentEnv) -> None:
+def test_sequential_synthesis_continues_the_conversation_with_results_and_counts(env: AgentEnv) -> None:
     reply = (
         "Plan: count the sales, then see which cities sell most.\nQuery 1: all sales\n```sql\n"
         "SELECT count(*) AS sales FROM sales\n```\nQuery 2: sales per city\n```sql\n"
@@ -44,27 +44,40 @@ def test_sequential_synthesis_sees_plan_purposes_results_and_counts(env: AgentEn
     )
     model, provider = mock(reply, "An analysis.")
     answer = ask("sequential", env, model)
-    synthesis = provider.requests[1]
-    text = synthesis.messages[1][1]
-    assert "Plan: count the sales, then see which cities sell most." in text
-    assert "Query 1: all sales\nSELECT count(*) AS sales FROM sales\nResult 1:\nsales\n400\n(1 row)" in text
-    assert "Query 2: sales per city" in text and "(5 rows)" in text
+    first, synthesis = provider.requests
+    # the question, the plan and the SQL are the conversation so far, word for word; only the results are new
+    assert synthesis.messages[:2] == first.messages and synthesis.messages[2] == ("assistant", reply)
+    role, text = synthesis.messages[3]
+    assert role == "user" and len(synthesis.messages) == 4
+    assert "Result 1 (all sales):\nsales\n400\n(1 row)" in text
+    assert "Result 2 (sales per city):" in text and "(5 rows)" in text
+    assert "SELECT" not in text and "Plan:" not in text and "Note:" not in text
     assert "comprehensive analysis (at most 400 words)" in text and synthesis.max_tokens == 650
     # today and the business knowledge come once, in the system prompt both calls share
     system = synthesis.messages[0][1]
-    assert synthesis.messages[0] == provider.requests[0].messages[0]
     assert "Today is 2023-01-17 09:30:00" in system and "Amounts are in euros." in system
     assert "Today is" not in text and "Amounts are in euros." not in text
-    assert answer.text == "An analysis."
+    assert answer.text == "An analysis." and answer.plan == "count the sales, then see which cities sell most."
+
+
+def test_sequential_synthesis_is_told_what_did_not_run(env: AgentEnv) -> None:
+    model, provider = mock(queries(7), "ok")
+    ask("sequential", env, model, max_queries=2)
+    text = provider.requests[1].messages[-1][1]
+    assert "Note: only the first 2 queries ran." in text and "Result 3" not in text
+    model, provider = mock("Plan: none needed.", "ok")
+    answer = ask("sequential", env, model)
+    assert "Note: the reply had no SQL query, so nothing ran." in provider.requests[1].messages[-1][1]
+    assert answer.notes == ["the model wrote no SQL; the answer was written without data"]
 
 
 def test_sequential_answer_length_and_short_answer(env: AgentEnv) -> None:
     model, provider = mock(queries(1), "ok")
     ask("sequential", env, model, answer_words=250)
-    assert "(at most 250 words)" in provider.requests[1].messages[1][1] and provider.requests[1].max_tokens == 425
+    assert "(at most 250 words)" in provider.requests[1].messages[-1][1] and provider.requests[1].max_tokens == 425
     model, provider = mock(queries(1), "ok")
     answer = ask("sequential", env, model, short_answer=True)
-    assert "concise answer (at most 100 words)" in provider.requests[1].messages[1][1]
+    assert "concise answer (at most 100 words)" in provider.requests[1].messages[-1][1]
     assert provider.requests[1].max_tokens == 200 and answer.system.options["short_answer"] is True
     model, provider = mock(queries(1), "ok")
     ask("sequential", env, model, answer_tokens=90, max_tokens=300)

@@ -4,7 +4,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from biarena.agents.prompting import prompt_hash, render, result_text, text_hash
+from biarena.agents.prompting import prompt_hash, render, text_hash
 from biarena.agents.system import AgentEnv, run_step
 from biarena.db import describe_schema
 from biarena.llm import Completion, Message, Model, ModelError, StructuredOutputError
@@ -138,15 +138,6 @@ class LLMAgent:
         """Record which database text the model was shown: its hash and size."""
         draft.schema_hash = text_hash(text)
         draft.schema_chars = len(text)
-
-    @staticmethod
-    def evidence(steps: list[Step]) -> str:
-        """Queries, what each was for, and their results with row counts, index-aligned, for a synthesis prompt."""
-        parts = []
-        for i, step in enumerate(steps, start=1):
-            head = f"Query {i}: {step.purpose}" if step.purpose else f"Query {i}:"
-            parts.append(f"{head}\n{step.sql}\nResult {i}:\n{result_text(step)}")
-        return "\n\n".join(parts) if parts else "(no queries were run)"
 
     @staticmethod
     def execute(env: AgentEnv, question: Question, sql: str, purpose: str | None = None) -> Step:

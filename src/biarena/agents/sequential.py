@@ -1,13 +1,16 @@
-"""`sequential`: plan, up to k queries, run them all, synthesize (CORGI Algorithm 1; DB-QA sequential)."""
+"""`sequential`: plan, up to k queries, run them all, synthesize (CORGI Algorithm 1; DB-QA sequential).
+
+The synthesis continues the first call's conversation: the question, the plan and the SQL are already there, so the
+second message carries only the results, and a local model reuses everything it evaluated for the first call."""
 
 from typing import Any
 
 from biarena.agents.llm_agent import LLMAgent, Tally
-from biarena.agents.prompting import render
+from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
 from biarena.agents.written_query import written_plan, written_queries
 from biarena.llm import Message, Model
-from biarena.records import Answer, Question
+from biarena.records import Answer, Question, Step
 
 PLAN_TOKENS = 150
 """Token budget of the plan in the first reply."""
@@ -28,7 +31,7 @@ class Sequential(LLMAgent):
     """A plan and up to `max_queries` queries in one reply; every query runs; a second call writes the answer."""
 
     name = "sequential"
-    templates = ("common_system", "sequential_queries", "synthesis")
+    templates = ("common_system", "sequential_queries", "sequential_results")
 
     def __init__(
         self,
@@ -75,26 +78,34 @@ class Sequential(LLMAgent):
         for query in written[: self.max_queries]:
             draft.steps.append(self.execute(env, question, query.sql, query.purpose))
         draft.final_sql = self.final_sql(draft.steps)
+        note = None
         if not written:
             draft.notes.append("the model wrote no SQL; the answer was written without data")
-        # The synthesis is asked under the same system prompt as the first call, which already states today and the
-        # business knowledge: a local model reuses its evaluated state, and nothing is said twice.
-        synthesis = render(
-            "synthesis",
-            question=question.text,
-            now=None,
-            knowledge=None,
-            plan=draft.plan,
-            evidence=self.evidence(draft.steps),
+            note = "the reply had no SQL query, so nothing ran"
+        elif len(written) > self.max_queries:
+            note = f"only the first {self.max_queries} queries ran"
+        results = render(
+            "sequential_results",
+            results=self.results(draft.steps),
+            note=note,
             words=self.answer_words,
             short=self.short_answer,
         )
         text = self.chat(
             tally,
-            [messages[0], {"role": "user", "content": synthesis}],
+            [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": results}],
             stage="synthesis",
             max_tokens=self.answer_tokens,
         ).text.strip()
         draft.text = text or None
         if not text:
             draft.error, draft.error_stage = "the synthesis was empty", "synthesis"
+
+    @staticmethod
+    def results(steps: list[Step]) -> str:
+        """What each query returned (its error, or its rows with how many there were), numbered as written."""
+        parts = []
+        for i, step in enumerate(steps, start=1):
+            head = f"Result {i} ({step.purpose}):" if step.purpose else f"Result {i}:"
+            parts.append(f"{head}\n{result_text(step)}")
+        return "\n\n".join(parts)

@@ -4,6 +4,9 @@ import re
 from datetime import datetime
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 _NOW_FUNCTIONS = frozenset(
     {
@@ -22,6 +25,8 @@ _NOW_FUNCTIONS = frozenset(
 _TODAY_FUNCTIONS = frozenset({"curdate", "today", "current_date"})
 # SQLite date functions that mean "now" when called without a time value.
 _SQLITE_NOW_WHEN_EMPTY = frozenset({"date", "datetime", "time", "julianday", "unixepoch"})
+# SQLite's date and time functions: each reads the clock when a time value is 'now'.
+_SQLITE_TIME_FUNCTIONS = frozenset({"date", "datetime", "time", "julianday", "unixepoch", "strftime", "timediff"})
 
 
 def _empty_time_call(node: exp.Expression) -> bool:
@@ -70,7 +75,7 @@ def _empty_call_classes() -> tuple[type, ...]:
 
 
 # Node classes that can read the clock: the tree's own search (compiled) skips every other node.
-_CANDIDATES: tuple[type, ...] = (*_CLOCK_NODES, exp.Anonymous, exp.Literal, *_empty_call_classes())
+_CANDIDATES: tuple[type, ...] = (*_CLOCK_NODES, exp.Anonymous, exp.Literal, exp.Column, *_empty_call_classes())
 
 
 def _literal(now: datetime, kind: str, dialect: str) -> exp.Expression:
@@ -110,7 +115,20 @@ def _anchored(node: exp.Expression, now: datetime, dialect: str) -> exp.Expressi
         and isinstance(node.parent, exp.Func)
     ):
         return exp.Literal.string(now.strftime("%Y-%m-%d %H:%M:%S"))
+    if dialect == "sqlite" and _quoted_now_argument(node):
+        return exp.Literal.string(now.strftime("%Y-%m-%d %H:%M:%S"))
     return None
+
+
+def _quoted_now_argument(node: exp.Expression) -> bool:
+    """`"now"` written as a time function's argument: SQLite reads a double-quoted name that is no column as a
+    string, so `date("now")` reads the clock."""
+    if not (isinstance(node, exp.Column) and not node.table and node.this.quoted and node.name.lower() == "now"):
+        return False
+    parent = node.parent
+    return isinstance(parent, exp.Func) and parent.sql(dialect="sqlite").split("(", 1)[0].strip().lower() in (
+        _SQLITE_TIME_FUNCTIONS
+    )
 
 
 def anchor_clock(
@@ -132,9 +150,6 @@ def anchor_clock(
         else:
             node.replace(new)
     return tree, bool(found)
-
-
-_SQLITE_TIME_FUNCTIONS = frozenset({"date", "datetime", "time", "julianday", "unixepoch", "strftime", "timediff"})
 
 
 def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
@@ -168,3 +183,61 @@ def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
         return tree.transform(fold)
     finally:
         conn.close()
+
+
+_KEYWORD_KINDS = {
+    TokenType.CURRENT_TIMESTAMP: "timestamp",
+    TokenType.CURRENT_DATE: "date",
+    TokenType.CURRENT_TIME: "time",
+}
+_CLOCK_WORD_SET = frozenset(
+    _NOW_FUNCTIONS | _TODAY_FUNCTIONS | {"current_time", "current_datetime", "localtime", "localtimestamp"}
+)
+_SQLITE = Dialect.get_or_raise("sqlite")
+
+
+def anchor_sqlite_text(sql: str, now: datetime) -> str | None:
+    """SQLite `sql` with its clock reads replaced by `now`, by its tokens alone (no parse), or None when unsure.
+
+    Handles what SQLite itself reads the clock with: `CURRENT_TIMESTAMP`, `CURRENT_DATE`, `CURRENT_TIME`, a
+    `'now'` (or `"now"`) argument of a date and time function, and such a function called with no arguments.
+    Everything else is left exactly as written. Any other sign of the clock (a `now()` call, a `'now'` outside a
+    time function's arguments, a clock word used as a name) returns None: the caller then parses and rewrites the
+    statement (anchor_clock), as it does for every other dialect.
+    """
+    try:
+        tokens = _SQLITE.tokenize(sql)
+    except (SqlglotError, ValueError):
+        return None
+    stamp = {
+        "timestamp": now.strftime("'%Y-%m-%d %H:%M:%S'"),
+        "date": now.strftime("'%Y-%m-%d'"),
+        "time": now.strftime("'%H:%M:%S'"),
+    }
+    edits: list[tuple[int, int, str]] = []  # (start, end exclusive, new text)
+    calls: list[bool] = []  # per open parenthesis: whether it holds a time function's arguments
+    for i, token in enumerate(tokens):
+        kind = token.token_type
+        word = token.text.lower()
+        following = tokens[i + 1].token_type if i + 1 < len(tokens) else None
+        if kind == TokenType.L_PAREN:
+            before = tokens[i - 1] if i else None
+            calls.append(before is not None and before.text.lower() in _SQLITE_TIME_FUNCTIONS)
+            if calls[-1] and following == TokenType.R_PAREN and before.text.lower() in _SQLITE_NOW_WHEN_EMPTY:
+                edits.append((token.end + 1, token.end + 1, stamp["timestamp"]))
+        elif kind == TokenType.R_PAREN:
+            if calls:
+                calls.pop()
+        elif kind in _KEYWORD_KINDS:
+            if following == TokenType.L_PAREN:
+                return None
+            edits.append((token.start, token.end + 1, stamp[_KEYWORD_KINDS[kind]]))
+        elif kind in (TokenType.STRING, TokenType.IDENTIFIER) and token.text.strip().lower() == "now":
+            if not (calls and calls[-1]):
+                return None
+            edits.append((token.start, token.end + 1, stamp["timestamp"]))
+        elif kind not in (TokenType.STRING, TokenType.IDENTIFIER) and word in _CLOCK_WORD_SET:
+            return None
+    for start, end, text in reversed(edits):
+        sql = sql[:start] + text + sql[end:]
+    return sql

@@ -14,7 +14,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
-from biarena.db.clock import anchor_clock, fold_sqlite_time_calls, may_read_clock
+from biarena.db.clock import anchor_clock, anchor_sqlite_text, fold_sqlite_time_calls, may_read_clock
 from biarena.db.errors import SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.guard import check_read_only, parse_statements
 from biarena.db.limits import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, LIMIT_FIELDS, SandboxLimits, format_size
@@ -94,13 +94,13 @@ class Database(ABC):
         """Check `sql`, anchor its clock to `now`, and return what this engine runs, with its tree."""
         source = dialect or self.dialect
         limits = self.limits
-        if (
+        unparsed = (
             self.engine_is_sandbox
             and source == self.dialect
             and len(sql) <= limits.max_sql_bytes
-            and _READ_START.match(sql)
-            and not (now is not None and may_read_clock(sql))
-        ):
+            and _READ_START.match(sql) is not None
+        )
+        if unparsed and not (now is not None and may_read_clock(sql)):
             # Nothing to rewrite, and the engine refuses whatever the check would (see engine_is_sandbox): it runs
             # the text as written, and a refusal is explained by the check afterwards (check_refusal).
             return PreparedStatement(sql, self.dialect)
@@ -110,7 +110,11 @@ class Database(ABC):
             if text is not None:
                 self._anchored.move_to_end(key)
                 return PreparedStatement(text, self.dialect)
-        statement = self._prepare_checked(sql, source, now)
+        # SQLite's own clock reads are rewritten in the text, token by token; anything less plain is parsed.
+        text = anchor_sqlite_text(sql, now) if unparsed and now is not None and self.dialect == "sqlite" else None
+        statement = PreparedStatement(text, self.dialect) if text is not None else None
+        if statement is None:
+            statement = self._prepare_checked(sql, source, now)
         if self.engine_is_sandbox:
             with self._lock:
                 self._anchored[key] = statement.text

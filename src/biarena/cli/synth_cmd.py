@@ -10,6 +10,7 @@ from biarena.cli.console import err, new_table, print_table, row
 from biarena.cli.options import flag
 from biarena.errors import FormatError
 from biarena.synth import generate, load_spec, verify, vertical_names, vertical_spec
+from biarena.synth.corgi_figures import CORGI_FIGURES
 from biarena.synth.writers import FORMATS
 
 
@@ -32,14 +33,37 @@ app = typer.Typer(
 
 @app.command("list")
 def list_verticals() -> None:
-    """List the built-in verticals with their table counts."""
+    """List the built-in verticals: tables, columns per table and foreign keys (CORGI's in brackets), rules and
+    planted events."""
     table = new_table(
-        "verticals",
-        [("name", "name"), ("title", "text"), ("tables", "number"), ("rules", "number"), ("planted events", "number")],
+        "verticals (CORGI's published database in brackets)",
+        [
+            ("name", "name"),
+            ("title", "text"),
+            ("tables", "number"),
+            ("columns/table", "number"),
+            ("foreign keys", "number"),
+            ("rules", "number"),
+            ("planted events", "number"),
+        ],
     )
     for name in vertical_names():
         spec = vertical_spec(name)
-        row(table, name, spec.title, len(spec.tables), len(spec.rules), len(spec.planted))
+        ours, corgi = spec.figures(), CORGI_FIGURES.get(name)
+
+        def pair(mine: object, theirs: object | None) -> str:
+            return f"{mine} ({theirs})" if theirs is not None else str(mine)
+
+        row(
+            table,
+            name,
+            spec.title,
+            pair(ours.tables, corgi and corgi.tables),
+            pair(ours.columns_per_table, corgi and corgi.columns_per_table),
+            pair(ours.foreign_keys, corgi and corgi.foreign_keys),
+            len(spec.rules),
+            len(spec.planted),
+        )
     print_table(table)
 
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from biarena.benchmarks.yaml_file import load_yaml_model
+from biarena.synth.corgi_figures import SchemaFigures
 
 
 class Column(BaseModel):
@@ -268,6 +269,13 @@ class Spec(BaseModel):
     segments: list[Segments] = Field(default_factory=list)
     seasonality: Seasonality = Field(default_factory=Seasonality)
     planted: list[Planted] = Field(default_factory=list)
+
+    def figures(self) -> "SchemaFigures":
+        """Tables, average columns per table (rounded to one decimal) and foreign keys, as CORGI's Table 1 counts
+        them."""
+        columns = sum(len(t.columns) for t in self.tables.values())
+        keys = sum(c.kind == "foreign" for t in self.tables.values() for c in t.columns.values())
+        return SchemaFigures(len(self.tables), round(columns / max(len(self.tables), 1), 1), keys)
 
     @model_validator(mode="after")
     def _names_resolve(self) -> "Spec":

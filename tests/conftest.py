@@ -3,6 +3,7 @@
 import hashlib
 import os
 import random
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -15,7 +16,12 @@ BIS_SAMPLE = ROOT.parent / "shared" / "external" / "bis-sample"
 # Built-in benchmarks and model replies are cached: keep the tests' cache apart from the user's,
 # but share the assembled embedded model (1.1 GB) with every other run on this machine.
 os.environ.setdefault("BIARENA_MODEL_HOME", str(Path.home() / ".cache" / "biarena"))
-os.environ["BIARENA_HOME"] = tempfile.mkdtemp(prefix="biarena-tests-")
+os.environ["BIARENA_HOME"] = _HOME = tempfile.mkdtemp(prefix="biarena-tests-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the tests' biarena home (built benchmarks, cached replies) when the session ends."""
+    shutil.rmtree(_HOME, ignore_errors=True)
 
 
 def sha256(path: Path) -> str:

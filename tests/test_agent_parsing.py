@@ -157,3 +157,16 @@ def test_every_written_query_is_a_step_and_counts_in_ser(env: AgentEnv) -> None:
 def test_query_headers(header: str, purpose: str | None) -> None:
     assert written_queries(f"Plan: look.\n{header}\n```sql\nSELECT 1\n```") == [Q("SELECT 1", purpose)]
     assert written_plan(f"Plan: look.\n{header}\n```sql\nSELECT 1\n```") == "look."
+
+
+def test_a_query_written_inside_the_placeholders_brackets_is_a_step() -> None:
+    reply = (
+        "Plan: sum the costs per task.\n\n"
+        "Query 1: [SELECT task_id, SUM(cost) AS total FROM metric_log GROUP BY task_id]\n"
+        "Query 2: [SELECT count(*) FROM metric_log WHERE ts >= '2023-01-14'];\n"
+        "Query 3: [the tasks that cost most]\n"
+    )
+    assert [q.sql for q in written_queries(reply)] == [
+        "SELECT task_id, SUM(cost) AS total FROM metric_log GROUP BY task_id",
+        "SELECT count(*) FROM metric_log WHERE ts >= '2023-01-14'",
+    ]

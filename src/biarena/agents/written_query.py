@@ -198,6 +198,9 @@ def _bare_queries(text: str) -> list[WrittenQuery]:
         header = _QUERY_HEADER.match(lines[i])
         if header and _SQL_START.match(header.group(1) or ""):
             match = re.match(r"(.*)", header.group(1))
+        elif header and re.match(r"\[\s*(?:SELECT|WITH)\b.*\]\s*;?\s*$", header.group(1) or "", re.I):
+            # "Query 1: [SELECT ...]": the statement written inside the placeholder's brackets
+            match = re.match(r"\[\s*(.*?)\s*\]\s*;?\s*$", header.group(1))
         if not match:
             i += 1
             continue

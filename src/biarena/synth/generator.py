@@ -3,7 +3,8 @@
 Each table is generated in chunks of about `chunk` rows (cut at day boundaries for tables with a timestamp, so
 rows stay in time order). Only the columns other tables refer to stay in memory; everything else is written and
 dropped. Category shares are exact: the table's counts are fixed up front and each chunk draws its share without
-replacement. Seasonal density is exact per month. Rules are evaluated on each chunk before it is written.
+replacement (and so is the share of rows an optional key leaves empty). Seasonal density is exact per month. Rules
+are evaluated on each chunk before it is written.
 """
 
 import itertools
@@ -200,6 +201,9 @@ class _Table:
                 self.weights[name] = weights / weights.sum()
             if column.kind == "foreign" and (column.follows or column.where or column.match):
                 self.pickers[name] = _Picker.of(self, column, self.weights.get(name))
+            if column.kind == "foreign" and column.empty is not None and not isinstance(column.empty, str):
+                share = float(column.empty)
+                self.remaining[f"{name}\0empty"] = allocate(self.n, np.array([share, 1 - share]))
         if self.stamp:
             self.day_counts = allocate_days(self.n, self.days.dates, self.days.weights)
 
@@ -215,16 +219,37 @@ class _Table:
             order = np.argsort(keys, kind="stable")
             self.indexes[parent, key] = (order, keys[order])
         order, ordered = self.indexes[parent, key]
+        if values.dtype == object and ordered.dtype != object:  # an optional key's values, none of them empty here
+            values = values.astype(ordered.dtype)
         return order[np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)]
 
     def through(self, via: str, column: str, data: Columns) -> np.ndarray:
-        """The values of `column` (or a path `key.column`) in the parents this chunk's `via` column points to."""
+        """The values of `column` (or a path `key.column`) in the parents this chunk's `via` column points to
+        (None where an optional key on the way is empty)."""
         hops, last = self.spec.path(self.name, via, column)
         values = data[via]
         for i, (_, _, parent, key) in enumerate(hops):
-            rows = self.rows_of(parent, key, values)
-            values = self.kept[parent][hops[i + 1][1] if i + 1 < len(hops) else last][rows]
+            source = self.kept[parent][hops[i + 1][1] if i + 1 < len(hops) else last]
+            present = _present(values)
+            if present is None:
+                values = source[self.rows_of(parent, key, values)]
+                continue
+            found = source[self.rows_of(parent, key, values[present])]
+            values = np.full(len(values), None, dtype=object)
+            values[present] = found.tolist()
         return values
+
+    def empty_rows(self, name: str, column: Column, data: Columns, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Which of a chunk's `n` rows an optional key leaves empty: where its condition holds, or its exact share."""
+        if isinstance(column.empty, str):
+            try:
+                return evaluate(column.empty, data, n).astype(bool)
+            except FormatError as error:
+                raise FormatError(f"spec '{self.spec.name}' column {self.name}.{name}: empty: {error}") from None
+        remaining = self.remaining[f"{name}\0empty"]
+        counts = remaining.copy() if n == int(remaining.sum()) else rng.multivariate_hypergeometric(remaining, n)
+        self.remaining[f"{name}\0empty"] = remaining - counts
+        return rng.permutation(np.repeat(np.array([True, False]), counts))
 
     def chunks(self, size: int) -> list[tuple[int, int, np.ndarray | None]]:
         """(first row, row count, day counts) per chunk; timed tables are cut at day boundaries."""
@@ -269,14 +294,72 @@ class _Pool:
 
 
 @dataclass
+class _Groups:
+    """Eligible parents by the value of a `match` column: one pool per value (time-ordered, weighted) laid end to
+    end, so a chunk's rows draw from their own values' pools at once, in time linear in the rows."""
+
+    keys: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    rows: np.ndarray
+    cumulative: np.ndarray
+    stamps: np.ndarray | None
+    """Per parent: its value's position times `span` plus its time after `earliest`; one search then finds a
+    value's parents that existed before a moment."""
+    earliest: int
+    span: int
+
+    @classmethod
+    def of(cls, rows: np.ndarray, values: np.ndarray, times: np.ndarray | None, weights: np.ndarray) -> "_Groups":
+        """The pools of parent `rows` by their value, each time-ordered when `times` is given."""
+        keys, codes = np.unique(values[rows], return_inverse=True)
+        codes = codes.reshape(-1)
+        order = np.argsort(codes, kind="stable") if times is None else np.lexsort((times[rows], codes))
+        rows, codes = rows[order], codes[order]
+        bounds = np.searchsorted(codes, np.arange(len(keys) + 1))
+        stamps, earliest, span = None, 0, 1
+        if times is not None:
+            at = times[rows].astype(np.int64)
+            earliest, span = int(at.min()), int(at.max() - at.min()) + 2
+            stamps = codes.astype(np.int64) * span + (at - earliest)
+        return cls(keys, bounds[:-1], bounds[1:], rows, np.cumsum(weights[rows]), stamps, earliest, span)
+
+    def draw(
+        self, rng: np.random.Generator, targets: np.ndarray, moments: np.ndarray | None, lag: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of the targets that name a value with parents, and a parent row for each: drawn in
+        proportion to weight among that value's parents existing `lag` seconds before the moment (else its first),
+        value by value in key order, as one draw per value would."""
+        positions = np.arange(len(targets))
+        if targets.dtype == object:
+            present = np.array([t is not None for t in targets.tolist()], dtype=bool)
+            positions, targets = positions[present], targets[present]
+            if self.keys.dtype != object:
+                targets = targets.astype(self.keys.dtype)
+        code = np.minimum(np.searchsorted(self.keys, targets), len(self.keys) - 1)
+        found = np.asarray(self.keys[code] == targets, dtype=bool)
+        positions, code = positions[found], code[found]
+        order = np.argsort(code, kind="stable")
+        positions, code = positions[order], code[order]
+        start, limit = self.starts[code], self.ends[code]
+        if self.stamps is not None and moments is not None:
+            since = np.clip(moments[positions].astype(np.int64) - lag - self.earliest, -1, self.span - 2)
+            limit = np.searchsorted(self.stamps, code.astype(np.int64) * self.span + since, side="right")
+            limit = np.maximum(limit, start + 1)
+        base = np.where(start > 0, self.cumulative[np.maximum(start - 1, 0)], 0.0)
+        wanted = base + rng.random(len(positions)) * (self.cumulative[limit - 1] - base)
+        picked = np.searchsorted(self.cumulative, wanted, side="right")
+        return positions, self.rows[np.clip(picked, start, limit - 1)]
+
+
+@dataclass
 class _Picker:
     """How a constrained foreign column chooses parents: by time (`follows`), condition (`where`), `match`."""
 
     column: Column
     times: np.ndarray | None
     everyone: _Pool
-    groups: dict[Any, _Pool]
-    values: np.ndarray | None
+    groups: _Groups | None
 
     @classmethod
     def of(cls, state: "_Table", column: Column, weights: np.ndarray | None) -> "_Picker":
@@ -299,31 +382,36 @@ class _Picker:
                 raise FormatError(f"spec '{state.spec.name}' column {state.name}: no parent satisfies {column.where}")
         weights = np.ones(n) if weights is None else weights
         rows = np.flatnonzero(eligible)
-        groups, values = {}, None
-        if column.match:
-            values = kept[str(column.match["column"])]
-            for value in np.unique(values[rows]).tolist():
-                groups[value] = _Pool.of(rows[values[rows] == value], times, weights)
-        return cls(column, times, _Pool.of(rows, times, weights), groups, values)
+        groups = _Groups.of(rows, kept[str(column.match["column"])], times, weights) if column.match else None
+        return cls(column, times, _Pool.of(rows, times, weights), groups)
 
-    def pick(self, state: "_Table", data: Columns, rng: np.random.Generator, n: int) -> np.ndarray:
-        """Parent rows for a chunk of `n` rows; rows older than every eligible parent are moved after it."""
+    def pick(
+        self, state: "_Table", data: Columns, rng: np.random.Generator, n: int, subset: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Parent rows for `n` rows of a chunk (all, or the positions in `subset`); rows older than every eligible
+        parent are moved after it."""
         stamp = state.stamp
         moments = data[stamp] if self.times is not None and stamp else None
+        if moments is not None and subset is not None:
+            moments = moments[subset]
         lag = int((self.column.low or 0.0) * 3600)
         chosen = self.everyone.draw(rng, moments, lag, n)
-        if self.column.match:
+        if self.column.match and self.groups is not None:
             match = self.column.match
             target = state.through(str(match["via"]), str(match.get("of", match["column"])), data)
-            matched = rng.random(n) < float(match.get("share", 1.0))
-            for value, pool in self.groups.items():
-                rows = np.flatnonzero(matched & (target == value))
-                if len(rows):
-                    chosen[rows] = pool.draw(rng, None if moments is None else moments[rows], lag, len(rows))
+            if subset is not None:
+                target = target[subset]
+            rows = np.flatnonzero(rng.random(n) < float(match.get("share", 1.0)))
+            at, parents = self.groups.draw(rng, target[rows], None if moments is None else moments[rows], lag)
+            chosen[rows[at]] = parents
         if moments is not None and self.times is not None:
             earliest = self.times_of(chosen) + lag
             if (earliest > moments).any():
-                data[stamp] = np.maximum(moments, earliest)
+                if subset is None:
+                    data[stamp] = np.maximum(moments, earliest)
+                else:
+                    data[stamp] = data[stamp].copy()
+                    data[stamp][subset] = np.maximum(moments, earliest)
                 state.moved = True
         return chosen
 
@@ -389,6 +477,8 @@ def _column(
     if kind == "foreign":
         parent, key = (column.ref or ".").split(".")
         keys = state.kept[parent][key]
+        if column.empty is not None:
+            return _optional(state, name, column, keys, rng, n, data)
         if name in state.pickers:
             return keys[state.pickers[name].pick(state, data, rng, n)]
         if name in state.weights:
@@ -423,6 +513,30 @@ def _column(
     raise FormatError(f"column '{name}': unknown kind {kind}")
 
 
+def _optional(
+    state: _Table, name: str, column: Column, keys: np.ndarray, rng: np.random.Generator, n: int, data: Columns
+) -> np.ndarray:
+    """An optional key: None in the empty rows, a parent chosen as for any key in the others."""
+    filled = np.flatnonzero(~state.empty_rows(name, column, data, rng, n))
+    if name in state.pickers:
+        chosen = state.pickers[name].pick(state, data, rng, len(filled), filled)
+    elif name in state.weights:
+        chosen = rng.choice(len(keys), size=len(filled), p=state.weights[name])
+    else:
+        chosen = rng.integers(0, len(keys), size=len(filled))
+    out = np.full(n, None, dtype=object)
+    out[filled] = keys[chosen].tolist()
+    return out
+
+
+def _present(values: np.ndarray) -> np.ndarray | None:
+    """Where an array of keys holds a value, or None when it has no empty entry."""
+    if values.dtype != object:
+        return None
+    present = np.array([v is not None for v in values.tolist()], dtype=bool)
+    return None if present.all() else present
+
+
 def _after(state: _Table, name: str, column: Column, data: Columns, rng: np.random.Generator, limit: int) -> np.ndarray:
     low, high = column.low or 0.0, column.high if column.high is not None else 24.0
     if column.via:
@@ -442,7 +556,7 @@ def _after(state: _Table, name: str, column: Column, data: Columns, rng: np.rand
 def _deferred(column: Column) -> int:
     """Generation pass of a column: 0 plain, 1 constrained foreign (needs the stamp and other keys), 2 columns
     read through keys or by category ranges."""
-    if column.kind == "foreign" and (column.follows or column.where or column.match):
+    if column.kind == "foreign" and (column.follows or column.where or column.match or column.empty is not None):
         return 1
     return 2 if column.kind == "inherit" or column.ranges else 0
 
@@ -486,12 +600,16 @@ def _apply_rules(spec: Spec, name: str, data: Columns, types: dict[str, str]) ->
     for rule in spec.rules:
         if rule.table != name:
             continue
+        # numbers read through an optional key are None where it is empty: NaN compares and computes as SQL's NULL
+        frame = {
+            c: v.astype(float) if v.dtype == object and types.get(c) in ("int", "float") else v for c, v in data.items()
+        }
         try:
-            result = _value(rule.otherwise, data, n)
+            result = _value(rule.otherwise, frame, n)
             decided = np.zeros(n, dtype=bool)
             for case in rule.branches():
-                hit = evaluate(case.when, data, n).astype(bool) & ~decided
-                value = _value(case.then, data, n)
+                hit = evaluate(case.when, frame, n).astype(bool) & ~decided
+                value = _value(case.then, frame, n)
                 if result.dtype != value.dtype:
                     result, value = result.astype(object), value.astype(object)
                 result = np.where(hit, value, result)
@@ -650,7 +768,7 @@ def generate(
         counts = _write_tables(spec, writer, scale, seed, chunk)
         writer.close(
             {
-                "spec": yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False, allow_unicode=True),
+                "spec": yaml.safe_dump(_spec_record(spec), sort_keys=False, allow_unicode=True),
                 "seed": str(seed),
                 "scale": repr(scale),
             }
@@ -662,6 +780,17 @@ def generate(
     _remove(target)
     partial.replace(target)
     return counts
+
+
+def _spec_record(spec: Spec) -> dict[str, Any]:
+    """The spec as stored beside the data; `empty` only where a key is optional, so a spec without optional keys
+    is stored as before."""
+    record = spec.model_dump(mode="json")
+    for table in record["tables"].values():
+        for column in table["columns"].values():
+            if column.get("empty") is None:
+                column.pop("empty", None)
+    return record
 
 
 def _remove(path: Path) -> None:

@@ -4,7 +4,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import sqlglot
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sqlglot import exp
 
 from biarena.benchmarks.yaml_file import load_yaml_model
 from biarena.synth.corgi_figures import SchemaFigures
@@ -62,6 +64,11 @@ class Column(BaseModel):
     """foreign: `table.column` of the parent key."""
     weight: dict[str, Any] | None = None
     """foreign: {column: parent column, values: {value: weight}}: parents chosen in proportion."""
+    empty: float | str | None = None
+    """foreign: the rows without a parent (NULL), an optional key: a share of the rows (0.7: exactly seven in ten,
+    as a category's shares are exact), or a SQL condition on this row's drawn columns (`promo_applied = 0`: only
+    orders with a promotion have one). The other rows choose parents as usual (`follows`, `where`, `match`,
+    `weight`); an `inherit` column through the key is NULL where it is; an `after` column cannot go through it."""
     factor: dict[str, Any] | None = None
     """numeric: {column: a category column of this table, values: {value: multiplier}}."""
     provider: str | None = None
@@ -111,7 +118,58 @@ class Table(BaseModel):
             ranged = column.kind in ("uniform", "date") and (column.ranges or {}).get("column") in self.columns
             if column.ranges and not ranged:
                 raise ValueError(f"column {name}: ranges belong to a uniform or date column: {{column, values}}")
+            if column.empty is not None:
+                _check_empty(self, name, column)
+            if column.kind == "after" and column.via and self.columns[column.via].empty is not None:
+                raise ValueError(f"column {name}: 'after' cannot go through {column.via}, a key that may be empty")
         return self
+
+    def drawn(self, name: str) -> bool:
+        """Whether a column is drawn on its own, before keys are chosen and values read through them."""
+        column = self.columns[name]
+        if column.kind == "foreign":
+            return not (column.follows or column.where or column.match or column.empty is not None)
+        return column.kind in _DRAWN and not column.ranges
+
+
+_DRAWN = ("category", "normal", "uniform", "poisson", "date", "faker", "constant")
+"""Kinds of columns an `empty` condition may read (with plain foreign keys)."""
+
+
+def empty_columns(condition: str) -> set[str]:
+    """The columns an `empty` condition reads; ValueError when it is not a SQL condition."""
+    try:
+        tree = sqlglot.parse_one(condition)
+    except sqlglot.errors.ParseError as error:
+        raise ValueError(f"cannot parse {condition!r}: {str(error).splitlines()[0]}") from None
+    return {c.name for c in tree.find_all(exp.Column)}
+
+
+def _check_empty(table: "Table", name: str, column: Column) -> None:
+    """An optional key: a share in [0, 1) or a condition on the row's drawn columns."""
+    empty = column.empty
+    if column.kind != "foreign":
+        raise ValueError(f"column {name}: 'empty' belongs to a foreign column")
+    if name == table.primary_key:
+        raise ValueError(f"column {name}: a primary key cannot be empty")
+    if not isinstance(empty, str):
+        if not 0 <= float(empty or 0) < 1:
+            raise ValueError(f"column {name}: empty is a share from 0 to below 1, or a condition on the row")
+        return
+    try:
+        read = empty_columns(empty)
+    except ValueError as error:
+        raise ValueError(f"column {name}: empty: {error}") from None
+    if not read:
+        raise ValueError(f"column {name}: the empty condition {empty!r} reads no column of the row")
+    for other in sorted(read):
+        if other not in table.columns:
+            raise ValueError(f"column {name}: the empty condition reads '{other}', not a column of this table")
+        if not table.drawn(other):
+            raise ValueError(
+                f"column {name}: the empty condition may read only drawn columns (categories, numbers, dates, "
+                f"text, plain keys), not '{other}' ({table.columns[other].kind})"
+            )
 
 
 class Case(BaseModel):
@@ -291,6 +349,8 @@ class Spec(BaseModel):
                 if col.kind == "foreign" and col.ref:
                     column(where, *col.ref.split("."))
                     parent = col.ref.split(".")[0]
+                    if self.tables[parent].columns[col.ref.split(".")[1]].empty is not None:
+                        raise ValueError(f"{where}: {col.ref} may be empty, so it is no key to refer to")
                     if col.follows:
                         column(where, parent, col.follows)
                     if col.match:
@@ -305,6 +365,7 @@ class Spec(BaseModel):
                     column(where, other, str(col.match.get("of", col.match["column"])))
         for rule in self.rules:
             column(f"rule '{rule.name}'", rule.table, rule.column)
+        self._empty_reads_final_values()
         for segment in self.segments:
             column(f"segments '{segment.name}'", segment.table, segment.column)
         for table_name in self.public.tables if self.public else {}:
@@ -322,6 +383,21 @@ class Spec(BaseModel):
             for name in event.cause.get("row", {}):
                 column(f"planted event '{event.name}' cause", event.cause.get("table", ""), name)
         return self
+
+    def _empty_reads_final_values(self) -> None:
+        """An `empty` condition is decided when the key is drawn: what rules or shifts in mix change later is no
+        ground for it."""
+        later = {(r.table, r.column): f"rule '{r.name}'" for r in self.rules}
+        later |= {(p.table, p.column): f"planted event '{p.name}'" for p in self.planted if p.kind == "shift"}
+        for table_name, table in self.tables.items():
+            for name, col in table.columns.items():
+                if isinstance(col.empty, str):
+                    for read in sorted(empty_columns(col.empty)):
+                        if (table_name, read) in later:
+                            raise ValueError(
+                                f"column {table_name}.{name}: the empty condition reads '{read}', which "
+                                f"{later[table_name, read]} changes after keys are drawn"
+                            )
 
     def touched(self, table: str) -> list[tuple[Planted, bool, float]]:
         """The planted events that change a table: (event, whether only its slice, factor on those rows)."""

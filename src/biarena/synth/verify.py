@@ -88,11 +88,16 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
                 out.append(_count(conn, "timestamp order", label, sql, "rows outside the lag"))
             elif column.kind == "inherit":
                 hops, last = spec.path(name, column.via or "", column.of or "")
+                # through an optional key the value is empty exactly where the key is
+                optional = any(spec.tables[t].columns[step].empty is not None for t, step, _, _ in hops)
                 joins, alias = f'"{name}" c', "c"
                 for i, (_, step, parent, key) in enumerate(hops):
-                    joins += f' JOIN "{parent}" p{i} ON {alias}."{step}" = p{i}."{key}"'
+                    joins += f' {"LEFT " if optional else ""}JOIN "{parent}" p{i} ON {alias}."{step}" = p{i}."{key}"'
                     alias = f"p{i}"
-                sql = f'SELECT count(*) FROM {joins} WHERE NOT coalesce({child} = {alias}."{last}", FALSE)'
+                same = f'coalesce({child} = {alias}."{last}", FALSE)'
+                if optional:
+                    same = f'({same} OR ({child} IS NULL AND {alias}."{last}" IS NULL))'
+                sql = f"SELECT count(*) FROM {joins} WHERE NOT {same}"
                 out.append(_count(conn, "inherited", f"{name}.{column_name} = {hops[-1][2]}.{last}", sql))
             elif column.ranges:
                 out.extend(_ranges(conn, name, column_name, column))
@@ -114,7 +119,29 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
                 out.append(_count(conn, "parent condition", f"{name}.{column_name}: {column.where}", sql))
             if column.match:
                 out.append(_match_share(conn, spec, name, column_name, join))
+            if column.empty is not None:
+                out.append(_empty(conn, name, column_name, column))
     return out
+
+
+def _empty(conn: Output, name: str, column_name: str, column: Column) -> Check:
+    """An optional key is empty where its condition holds and nowhere else, or in its share of the rows."""
+    if isinstance(column.empty, str):
+        label = f"{name}.{column_name} empty where {column.empty}"
+        sql = (
+            f'SELECT count(*) FROM "{name}" WHERE (CASE WHEN ({column.empty}) THEN 1 ELSE 0 END) <> '
+            f'(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END)'
+        )
+        return _count(conn, "optional key", label, sql)
+    share = float(column.empty or 0)
+    label = f"{name}.{column_name} empty in {share:.0%} of rows"
+    sql = f'SELECT count(*), sum(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END) FROM "{name}"'
+    n, empty = (v or 0 for v in conn.query(sql)[0])
+    actual = empty / n if n else share
+    # drawn exactly, then moved a little by planted events' copies and drops: sampling noise plus one point
+    allowed = 0.01 + 3 * (share * (1 - share) / max(n, 1)) ** 0.5
+    detail = f"{actual * 100:.1f}% of {n} rows empty (planned {share:.0%}, allowed ±{allowed * 100:.1f} points)"
+    return Check("optional key", label, abs(actual - share) <= allowed, detail)
 
 
 def _match_share(conn: Output, spec: Spec, name: str, column_name: str, join: str) -> Check:

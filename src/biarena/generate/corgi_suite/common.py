@@ -133,6 +133,13 @@ def operating_rules(spec: Spec) -> list[Rule]:
     return [rule for rule in spec.rules if spec.tables[rule.table].scaled]
 
 
+def is_definition(rule: Rule) -> bool:
+    """A rule that computes its column the same way on every row (charged = subtotal + tax): arithmetic, so neither
+    a cause to explain nor a policy to review."""
+    branches = rule.branches()
+    return len(branches) == 1 and re.sub(r"\s+", "", branches[0].when.lower()) in ("1=1", "true")
+
+
 def percent(factor: float) -> str:
     """A multiplier as a signed percentage: 1.25 -> `+25%`."""
     return f"{(factor - 1) * 100:+.0f}%"

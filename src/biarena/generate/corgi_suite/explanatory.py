@@ -13,6 +13,7 @@ from biarena.generate.corgi_suite.common import (
     condition_words,
     data_year,
     hidden_evidence,
+    is_definition,
     is_value,
     month_bounds,
     monthly_sql,
@@ -293,6 +294,10 @@ def _segments(spec: Spec) -> list[Draft]:
     return out
 
 
+MATCH_TENDENCY = 0.99
+"""A key match at this share or above keeps keys consistent; only a lower share is a tendency worth a question."""
+
+
 def _relations(spec: Spec) -> list[Draft]:
     """Consequences of relational rules: matched parents, lifecycle conditions, ranges by category."""
     out = []
@@ -304,14 +309,31 @@ def _relations(spec: Spec) -> list[Draft]:
                 via = str(match["via"])
                 other, other_key = str(spec_table.columns[via].ref).split(".")
                 same = str(match.get("of", match["column"]))
-                place = words(same.removesuffix("_id"))
+                place = words(str(match["column"]).removesuffix("_id"))
                 share = float(match.get("share", 1.0))
+                if share >= MATCH_TENDENCY:
+                    continue  # a key kept consistent (a payout's host is its trip's host): nothing to explain
+                things, about = noun(spec, table), f"That is how the business works: about {share * 100:.0f} in 100"
+                one = ("an " if words(parent)[:1] in "aeiou" else "a ") + words(parent)
+                if str(match["column"]) == key:  # the parent is the place itself (a vehicle's market)
+                    asked = f"Why do most {things} have the same {place} as their {noun(spec, other)}?"
+                    told = f"{about} {things} have the same {place} as their {words(other)}; the rest differ."
+                elif same == other_key:  # the other parent is the place itself (an item's category)
+                    asked = f"Why do most {things} have {noun(spec, parent)} from their own {place}?"
+                    told = f"{about} {things} get {one} of their own {place}; the rest cross over."
+                else:
+                    asked = (
+                        f"Why do most {things} have {noun(spec, parent)} from the same {place} as their "
+                        f"{noun(spec, other)}?"
+                    )
+                    told = (
+                        f"{about} {things} get {one} from the same {place} as their {words(other)}; the rest cross "
+                        "over."
+                    )
                 out.append(
                     Draft(
-                        f"Why are most {noun(spec, table)} with {noun(spec, parent)} in the same {place} as their "
-                        f"{noun(spec, other)}?",
-                        f"That is how the business works: for about {share * 100:.0f} in 100 {noun(spec, table)} the "
-                        f"{words(parent)} is chosen in the {words(other)}'s own {place}; the rest cross over.",
+                        asked,
+                        told,
                         [table, parent, other],
                         "match-why",
                         {
@@ -372,7 +394,7 @@ def _relations(spec: Spec) -> list[Draft]:
                     )
                 )
     for rule in operating_rules(spec):
-        if not rule.description or not is_value(spec, rule.table, rule.column):
+        if not rule.description or not is_value(spec, rule.table, rule.column) or is_definition(rule):
             continue
         out.append(
             Draft(

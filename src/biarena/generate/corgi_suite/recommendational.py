@@ -14,6 +14,7 @@ from biarena.generate.corgi_suite.common import (
     day_between,
     dimensions,
     hidden_evidence,
+    is_definition,
     is_value,
     last_year,
     measure_words,
@@ -230,7 +231,9 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
         one = things[:-1] if things.endswith("s") else things
         levers = [d for d in dimensions(spec, table) if not any(w in d for w in _OUTCOMES)]
         for number, dim in enumerate(levers):
-            sql = f"SELECT {q(dim)}, {total} AS total FROM {q(table)} WHERE {within} GROUP BY 1 ORDER BY total DESC"
+            # rows whose value is empty (a key that is optional, and what is read through it) are no segment
+            known = f"{within} AND {q(dim)} IS NOT NULL"
+            sql = f"SELECT {q(dim)}, {total} AS total FROM {q(table)} WHERE {known} GROUP BY 1 ORDER BY total DESC"
             rows = db.execute(sql).rows
             if len(rows) < 2:
                 continue
@@ -252,7 +255,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
             )
             if measure and number < 2:
                 average = (
-                    f"SELECT {q(dim)}, AVG({q(measure)}) AS average, COUNT(*) AS n FROM {q(table)} WHERE {within} "
+                    f"SELECT {q(dim)}, AVG({q(measure)}) AS average, COUNT(*) AS n FROM {q(table)} WHERE {known} "
                     "GROUP BY 1 ORDER BY average DESC"
                 )
                 rows = db.execute(average).rows
@@ -279,7 +282,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
                 sql = (
                     f"SELECT p.{q(dim)}, {total.replace('(', '(t.', 1) if measure else total} AS total "
                     f"FROM {q(table)} t JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} "
-                    f"WHERE {joined} GROUP BY 1 ORDER BY total DESC"
+                    f"WHERE {joined} AND p.{q(dim)} IS NOT NULL GROUP BY 1 ORDER BY total DESC"
                 )
                 rows = db.execute(sql).rows
                 if len(rows) < 2:
@@ -346,7 +349,7 @@ def _policies(spec: Spec, db: Database) -> list[Draft]:
     out = []
     first, last = last_year(spec)
     for rule in operating_rules(spec):
-        if not is_value(spec, rule.table, rule.column):
+        if not is_value(spec, rule.table, rule.column) or is_definition(rule):
             continue
         stamp = stamp_of(spec, rule.table)
         within = day_between(stamp, first, last) if stamp else "1 = 1"

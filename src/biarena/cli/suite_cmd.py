@@ -33,7 +33,6 @@ def corgi(
     ),
     scale: float = typer.Option(1.0, "--scale", min=0.01, help="Database size: row counts times this."),
     seed: int = typer.Option(0, "--seed", help="The same seed and scale give the same databases and questions."),
-    per_category: int = typer.Option(3, "--per-category", min=1, help="Factory questions per BIS category (type 1)."),
     audit: bool = typer.Option(
         False, "--audit", help="Also print the suite's quality figures: forms, leaks, naive forecasts, answerability."
     ),
@@ -48,9 +47,7 @@ def corgi(
     chosen = names or vertical_names()
     err.print(Text(f"building the CORGI suite ({', '.join(chosen)}) at scale {scale:g} ..."))
     with stage_progress("corgi-synth", len(chosen)) as progress:
-        benchmark = build(
-            out_dir, verticals=names, scale=scale, seed=seed, per_category=per_category, on_progress=progress
-        )
+        benchmark = build(out_dir, verticals=names, scale=scale, seed=seed, on_progress=progress)
     counts = Counter(
         (q.database, label) for q in benchmark.questions for label in q.labels if label.startswith("corgi:type")
     )
@@ -79,3 +76,5 @@ def _print_audit(out_dir: Path) -> None:
     err.print(Text(f"forecasts a same-period-last-year guess gets within 10%: {naive}"))
     unanswerable = ", ".join(figures.unanswerable[:5]) or "none"
     err.print(Text(f"unanswerable questions: {len(figures.unanswerable)} ({unanswerable})"))
+    worded = ", ".join(figures.jargon[:5]) or "none"
+    err.print(Text(f"questions naming a column, a code or an exact date: {len(figures.jargon)} ({worded})"))

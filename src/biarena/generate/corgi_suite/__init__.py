@@ -1,8 +1,9 @@
 """The CORGI suite: simulated business databases for the ten verticals, with questions of CORGI's four types.
 
-Type 1 (descriptive) questions have gold SQL: the template factory over roles read off each spec, plus vertical
-templates (`descriptive`). Types 2-4 (`explanatory`, `predictive`, `recommendational`) have reference answers from
-the simulator's rules, each with its evidence: the hidden parameters and the queries whose rows support it.
+Type 1 (descriptive) questions have gold SQL, from forms over what each spec says its tables, segments, rules and
+events mean (`descriptive`), worded as a manager would ask. Types 2-4 (`explanatory`, `predictive`,
+`recommendational`) have reference answers from the simulator's rules, each with its evidence: the hidden
+parameters and the queries whose rows support it.
 """
 
 import sqlite3
@@ -18,8 +19,6 @@ from biarena.generate.corgi_suite.descriptive import vertical_descriptive
 from biarena.generate.corgi_suite.explanatory import explanatory
 from biarena.generate.corgi_suite.predictive import predictive
 from biarena.generate.corgi_suite.recommendational import recommendational
-from biarena.generate.corgi_suite.spec_roles import roles_from_spec
-from biarena.generate.factory import generate_questions
 from biarena.records import Benchmark, DatabaseRef, Question
 from biarena.synth import generate, verify, vertical_names, vertical_spec
 from biarena.synth.writers import META_TABLE
@@ -46,27 +45,16 @@ def _strip_metadata(path: Path) -> None:
     conn.close()
 
 
-def vertical_questions(name: str, path: Path, *, seed: int = 0, per_category: int = 3) -> list[Question]:
+def vertical_questions(name: str, path: Path) -> list[Question]:
     """All four types of question for one generated vertical database."""
     spec = vertical_spec(name)
     with open_database(path) as db:
-        factory = generate_questions(
-            db, roles_from_spec(spec, name), languages=("en",), per_category=per_category, seed=seed, now=spec.anchor
-        )
-        type1 = [
-            q.model_copy(
-                update={
-                    "id": f"{name}/type1/{i:03d}",
-                    "labels": ["corgi:type1", *q.labels],
-                    "domain": spec.title,
-                    "now": spec.anchor,
-                    "group": None,
-                }
-            )
-            for i, q in enumerate(factory)
+        questions = [
+            *vertical_descriptive(spec, db, name),
+            *explanatory(spec, name),
+            *predictive(spec, db, name),
+            *recommendational(spec, db, name),
         ]
-        type1 += vertical_descriptive(spec, db, name, start=len(type1))
-        questions = [*type1, *explanatory(spec, name), *predictive(spec, db, name), *recommendational(spec, db, name)]
     for kind in ("type1", "type2", "type3", "type4"):
         count = sum(f"corgi:{kind}" in q.labels for q in questions)
         if count < MINIMUM_PER_TYPE:
@@ -80,7 +68,6 @@ def make_suite(
     *,
     scale: float = 1.0,
     seed: int = 0,
-    per_category: int = 3,
     on_progress: Progress | None = None,
 ) -> Benchmark:
     """Generate and verify each vertical's database in `work`, then ask its questions."""
@@ -100,7 +87,7 @@ def make_suite(
             raise FormatError(f"vertical '{name}' does not hold in the generated data: {details}")
         _strip_metadata(path)
         tell(number - 1, len(names), name, "writing questions")
-        asked = vertical_questions(name, path, seed=seed, per_category=per_category)
+        asked = vertical_questions(name, path)
         questions += asked
         tell(number, len(names), name, f"done: {rows:,} rows, {len(asked)} questions")
         databases[name] = DatabaseRef(path=str(path), description=spec.briefing())
@@ -131,14 +118,11 @@ def build(
     verticals: list[str] | None = None,
     scale: float = 1.0,
     seed: int = 0,
-    per_category: int = 3,
     on_progress: Progress | None = None,
 ) -> Benchmark:
     """Build the CORGI suite as a native benchmark directory at `target` (empty or absent)."""
     with tempfile.TemporaryDirectory(prefix="corgi-synth-") as work:
-        benchmark = make_suite(
-            Path(work), verticals, scale=scale, seed=seed, per_category=per_category, on_progress=on_progress
-        )
+        benchmark = make_suite(Path(work), verticals, scale=scale, seed=seed, on_progress=on_progress)
         save_benchmark(benchmark, target, overwrite=target.exists() and not any(target.iterdir()))
     return benchmark
 

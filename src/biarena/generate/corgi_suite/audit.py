@@ -56,6 +56,8 @@ class Audit:
     naive_total: int
     unanswerable: list[str]
     """Questions whose gold returns no rows, or whose reference's supporting queries find none."""
+    jargon: list[str]
+    """Questions that name a column, quote a literal code or state an exact date instead of a manager's words."""
 
     @property
     def naive_rate(self) -> float:
@@ -66,6 +68,15 @@ class Audit:
 TYPES = ("corgi:type1", "corgi:type2", "corgi:type3", "corgi:type4")
 NAIVE_TOLERANCE = 0.10
 """A naive forecast this close to the reference counts as a hit."""
+
+
+_JARGON = re.compile(r"\w_\w|(?<!\w)'\w[^']*'|\d{4}-\d{2}-\d{2}")
+"""A column name (snake_case), a quoted literal code, an ISO date."""
+
+
+def jargon(text: str) -> bool:
+    """Whether a question names a column, quotes a literal code or states an exact date."""
+    return bool(_JARGON.search(text))
 
 
 def _kind(labels: list[str]) -> str:
@@ -99,11 +110,13 @@ def _naive_hit(conn: Database, question: Question) -> bool | None:
 
 
 def audit(benchmark: Benchmark) -> Audit:
-    """Questions per type per vertical, distinct forms, leaks, the naive forecast's hit rate, answerability."""
+    """Questions per type per vertical, distinct forms, leaks, the naive forecast's hit rate, answerability, and
+    questions not in a manager's words."""
     counts: dict[str, dict[str, int]] = {name: dict.fromkeys(TYPES, 0) for name in benchmark.databases}
     forms: dict[str, set[str]] = {kind: set() for kind in TYPES}
     hits = total = 0
     unanswerable: list[str] = []
+    worded: list[str] = []
     connections = {name: open_database(benchmark.database_location(name)) for name in benchmark.databases}
     try:
         for question in benchmark.questions:
@@ -115,6 +128,8 @@ def audit(benchmark: Benchmark) -> Audit:
             conn = connections[question.database]
             if not _answerable(conn, question):
                 unanswerable.append(question.id)
+            if jargon(question.text):
+                worded.append(question.id)
             hit = _naive_hit(conn, question) if kind == "corgi:type3" else None
             if hit is not None:
                 total += 1
@@ -122,4 +137,4 @@ def audit(benchmark: Benchmark) -> Audit:
     finally:
         for conn in connections.values():
             conn.close()
-    return Audit(counts, {k: len(v) for k, v in forms.items()}, leaks(benchmark), hits, total, unanswerable)
+    return Audit(counts, {k: len(v) for k, v in forms.items()}, leaks(benchmark), hits, total, unanswerable, worded)

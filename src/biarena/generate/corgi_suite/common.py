@@ -274,6 +274,11 @@ def value_words(value: Any) -> str:
     return str(value).replace("_", " ")
 
 
+def article(phrase: str) -> str:
+    """A phrase with its indefinite article: `expert vetted` -> `an expert vetted`."""
+    return f"{'an' if phrase[:1].lower() in 'aeiou' else 'a'} {phrase}"
+
+
 def trend_text(spec: Spec) -> str:
     """The growth trend in words: the current phase, and the change of trend if there was one."""
     phases = sorted(spec.seasonality.trend, key=lambda t: t.since)

@@ -22,7 +22,7 @@ from biarena.generate.corgi_suite.common import (
 )
 from biarena.generate.corgi_suite.spec_roles import fact_tables, metric_columns, noun, stamp_of, words
 from biarena.records import Question
-from biarena.synth.spec import Spec
+from biarena.synth.spec import Rule, Spec
 
 
 def _draft(text: str, sql: str, tables: list[str], form: str) -> Draft:
@@ -57,9 +57,10 @@ def _parents(spec: Spec, year: int) -> list[Draft]:
             parent, key = column.ref.split(".")
             if column.weight:
                 by = column.weight["column"]
+                kind = words(parent) if by in ("name", "title") else f"{words(parent)} {words(by)}"
                 out.append(
                     _draft(
-                        f"How many {noun(spec, table)} come from each {words(parent)} {words(by)}?",
+                        f"How many {noun(spec, table)} come from each {kind}?",
                         f"SELECT p.{q(by)}, COUNT(*) AS n FROM {q(table)} t JOIN {q(parent)} p "
                         f"ON t.{q(name)} = p.{q(key)} GROUP BY p.{q(by)} ORDER BY n DESC",
                         [table, parent],
@@ -114,21 +115,54 @@ def _planted(spec: Spec) -> list[Draft]:
     return out
 
 
+_COLUMN_WORDS = {"pct": "percentage"}
+"""Abbreviations in column names, as a manager says them."""
+
+
+def _column_words(column: str) -> str:
+    return " ".join(_COLUMN_WORDS.get(part, part) for part in column.removeprefix("is_").split("_"))
+
+
+def _rule_breakdown(spec: Spec, rule: Rule) -> Draft | None:
+    """How a rule's non-numeric outcome splits the rows: a flag as a share, other outcomes as a breakdown."""
+    column = spec.tables[rule.table].columns[rule.column]
+    if column.kind == "foreign" or rule.column.endswith("_id"):
+        return None
+    things = noun(spec, rule.table)
+    outcomes = [branch.then for branch in rule.branches()] + [rule.otherwise]
+    if all(isinstance(v, int | None) and v in (0, 1, None) for v in outcomes):
+        return _draft(
+            f"What share of our {things} are marked {_column_words(rule.column)}?",
+            f"SELECT ROUND(100.0 * SUM(CASE WHEN {q(rule.column)} = 1 THEN 1 ELSE 0 END) / COUNT(*), 1) AS pct "
+            f"FROM {q(rule.table)}",
+            [rule.table],
+            "flag-share",
+        )
+    return _draft(
+        f"How are our {things} split by {_column_words(rule.column)}?",
+        f"SELECT {q(rule.column)}, COUNT(*) AS n FROM {q(rule.table)} GROUP BY 1 ORDER BY 1",
+        [rule.table],
+        "rule-breakdown",
+    )
+
+
 def _rules(spec: Spec) -> list[Draft]:
     out = []
     for rule in operating_rules(spec):
-        numeric = rule.column in metric_columns(spec, rule.table)
-        sql = (
-            f"SELECT ROUND(SUM({q(rule.column)}), 2) FROM {q(rule.table)}"
-            if numeric
-            else f"SELECT {q(rule.column)}, COUNT(*) FROM {q(rule.table)} GROUP BY 1 ORDER BY 1"
+        if rule.column not in metric_columns(spec, rule.table):
+            draft = _rule_breakdown(spec, rule)
+            out += [draft] if draft else []
+            continue
+        measure = measure_words(rule.column)
+        total = measure if measure.startswith("total ") else f"total {measure}"
+        out.append(
+            _draft(
+                f"What is the {total} across all {noun(spec, rule.table)}?",
+                f"SELECT ROUND(SUM({q(rule.column)}), 2) FROM {q(rule.table)}",
+                [rule.table],
+                "rule-total",
+            )
         )
-        text = (
-            f"What is the total {words(rule.column)} across all {noun(spec, rule.table)}?"
-            if numeric
-            else f"How many {noun(spec, rule.table)} have each {words(rule.column)} value?"
-        )
-        out.append(_draft(text, sql, [rule.table], "rule-total" if numeric else "rule-breakdown"))
     return out
 
 
@@ -178,6 +212,26 @@ def _calendar(spec: Spec, year: int) -> list[Draft]:
         )
         out.append(
             _draft(
+                f"How many {things} did we have in the last 30 days?",
+                f"SELECT COUNT(*) FROM {q(table)} WHERE {q(stamp)} >= datetime('now', '-30 days')",
+                [table],
+                "recent-count",
+            )
+        )
+        november, december = month_bounds(year, 11), month_bounds(year, 12)
+        out.append(
+            _draft(
+                f"By what percentage did our {things} change from November to December {year}?",
+                f"SELECT ROUND(100.0 * (SUM(CASE WHEN {day_between(stamp, *december)} THEN 1 ELSE 0 END) - "
+                f"SUM(CASE WHEN {day_between(stamp, *november)} THEN 1 ELSE 0 END)) / "
+                f"SUM(CASE WHEN {day_between(stamp, *november)} THEN 1 ELSE 0 END), 1) AS change_pct "
+                f"FROM {q(table)} WHERE {day_between(stamp, november[0], december[1])}",
+                [table],
+                "month-over-month",
+            )
+        )
+        out.append(
+            _draft(
                 f"What share of our {things} in {year} happened on weekends?",
                 f"SELECT ROUND(100.0 * SUM(CASE WHEN strftime('%w', {q(stamp)}) IN ('0', '6') THEN 1 ELSE 0 END) "
                 f"/ COUNT(*), 1) AS weekend_pct FROM {q(table)} WHERE {within}",
@@ -216,6 +270,36 @@ def _values(spec: Spec, year: int) -> list[Draft]:
                     "average-by-segment",
                 )
             )
+        if dimensions(spec, table):
+            dim = dimensions(spec, table)[0]
+            out.append(
+                _draft(
+                    f"Which {words(dim)} had the highest total {measure_words(measure)} in {year}, and what was it?",
+                    f"SELECT {q(dim)}, ROUND(SUM({q(measure)}), 2) AS total FROM {q(table)} WHERE {within} "
+                    "GROUP BY 1 ORDER BY total DESC LIMIT 1",
+                    [table],
+                    "top-segment",
+                )
+            )
+        key = spec.tables[table].primary_key
+        if key:
+            out.append(
+                _draft(
+                    f"What were our five largest {things} by {measure_words(measure)} in {year}?",
+                    f"SELECT {q(key)}, {q(measure)} FROM {q(table)} WHERE {within} "
+                    f"ORDER BY {q(measure)} DESC, {q(key)} LIMIT 5",
+                    [table],
+                    "largest",
+                )
+            )
+        out.append(
+            _draft(
+                f"What was the total {measure_words(measure)} of our {things} over the last 30 days?",
+                f"SELECT ROUND(SUM({q(measure)}), 2) FROM {q(table)} WHERE {q(stamp)} >= datetime('now', '-30 days')",
+                [table],
+                "recent-value",
+            )
+        )
         december = month_bounds(year, 12)
         out.append(
             _draft(
@@ -229,9 +313,11 @@ def _values(spec: Spec, year: int) -> list[Draft]:
         stamp = stamp_of(spec, table) or ""
         for dim in dimensions(spec, table)[:1]:
             value = word_values(spec, table, dim)[0]
+            said = value_words(value)
+            which = f"were {said}" if dim == "status" else f"had {said} as their {words(dim)}"
             out.append(
                 _draft(
-                    f"What share of our {noun(spec, table)} in {year} were {value_words(value)}?",
+                    f"What share of our {noun(spec, table)} in {year} {which}?",
                     f"SELECT ROUND(100.0 * SUM(CASE WHEN {q(dim)} = {literal(value)} THEN 1 ELSE 0 END) / COUNT(*), 1) "
                     f"FROM {q(table)} WHERE {day_between(stamp, first, last)}",
                     [table],
@@ -254,7 +340,7 @@ def vertical_descriptive(spec: Spec, db: Database, database: str, start: int = 0
     ]
     kept = []
     for draft in drafts:
-        rows = db.execute(draft.reference).rows
+        rows = db.execute(draft.reference, now=spec.anchor).rows
         if rows and any(v is not None for row in rows for v in row):
             kept.append(draft)
     golds = [draft.reference for draft in kept]

@@ -10,6 +10,7 @@ from datetime import date
 from biarena.generate.corgi_suite.common import (
     MONTHS,
     Draft,
+    article,
     condition_words,
     data_year,
     hidden_evidence,
@@ -258,6 +259,8 @@ def _segments(spec: Spec) -> list[Draft]:
     for link in weighted_links(spec):
         table, name, parent, key, by, weights = link.table, link.column, link.parent, link.key, link.by, link.weights
         top, low, rates = link.top, link.low, link.rates
+        many, few = article(value_words(top)), article(value_words(low))
+        times = f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as {few} one"
         evidence = {
             "kind": "segment",
             "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
@@ -268,11 +271,10 @@ def _segments(spec: Spec) -> list[Draft]:
         }
         out.append(
             Draft(
-                f"Why do {top} {noun(spec, parent)} account for a larger share of {noun(spec, table)} than "
-                f"of {noun(spec, parent)}?",
-                f"Behaviour differs by {words(by)}: a {top} {words(parent)} generates "
-                f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one "
-                f"(relative rates: {rates}).",
+                f"Why do {value_words(top)} {noun(spec, parent)} account for a larger share of {noun(spec, table)} "
+                f"than of {noun(spec, parent)}?",
+                f"Behaviour differs by {words(by)}: {many} {words(parent)} generates "
+                f"{times} (relative rates: {rates}).",
                 [table, parent],
                 "segment-why",
                 evidence,
@@ -282,9 +284,8 @@ def _segments(spec: Spec) -> list[Draft]:
         out.append(
             Draft(
                 f"Why do a few of our {noun(spec, parent)} seem to produce most of our {noun(spec, table)}?",
-                f"They are mostly {top} {noun(spec, parent)}: each generates about "
-                f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as a {low} one (relative "
-                f"rates: {rates}).",
+                f"They are mostly {value_words(top)} {noun(spec, parent)}: each generates about "
+                f"{times} (relative rates: {rates}).",
                 [table, parent],
                 "concentration-why",
                 evidence,

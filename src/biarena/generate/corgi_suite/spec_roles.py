@@ -1,23 +1,6 @@
-"""roles_from_spec: the template factory's column roles, read off a vertical's spec (no hand-written roles file)."""
+"""spec_roles: what a vertical's spec says its tables and columns are: nouns, timestamps, measures, busiest tables."""
 
-from biarena.generate.roles import Dimension, Fact, Join, Metric, Roles, TimeRole
 from biarena.synth.spec import Column, Spec
-
-_AVERAGED = (
-    "rating",
-    "stars",
-    "score",
-    "age",
-    "pct",
-    "percent",
-    "position",
-    "rate",
-    "level",
-    "minutes",
-    "days",
-    "hours",
-)
-"""Columns that are averaged, never summed (a sum of ratings means nothing)."""
 
 
 def noun(spec: Spec, table: str) -> str:
@@ -71,58 +54,3 @@ def fact_tables(spec: Spec, limit: int = 3) -> list[str]:
     planted = [p.table for p in spec.planted if p.table in timed]
     ranked = sorted(timed, key=lambda t: (t not in planted, -spec.tables[t].rows, t))
     return ranked[:limit]
-
-
-def _dimension_name(spec: Spec, table: str, column: str, on_fact: bool) -> str:
-    if on_fact:
-        return words(column)
-    if column == "name":
-        return words(table)
-    return f"{words(table)} {words(column)}"
-
-
-def roles_from_spec(spec: Spec, database: str, facts: list[str] | None = None) -> Roles:
-    """Facts (timed tables with measures), their metrics, category dimensions on them and on parents one join away."""
-    out: list[Fact] = []
-    joins: list[Join] = []
-    for table in facts or fact_tables(spec):
-        columns = spec.tables[table].columns
-        metrics = [
-            Metric(
-                column=name,
-                aggregations=["avg", "max", "min"] if any(k in name for k in _AVERAGED) else ["sum", "avg"],
-                names={"en": words(name)},
-            )
-            for name in metric_columns(spec, table)
-        ]
-        if not metrics:
-            continue
-        dimensions = [
-            Dimension(column=name, names={"en": _dimension_name(spec, table, name, True)})
-            for name in columns
-            if is_category(spec, table, name)
-        ]
-        ids = [name for name, column in columns.items() if column.kind in ("sequence", "foreign")]
-        for name, column in columns.items():
-            if column.kind != "foreign" or not column.ref:
-                continue
-            parent, key = column.ref.split(".")
-            parent_dims = [c for c, col in spec.tables[parent].columns.items() if col.kind == "category"]
-            if not parent_dims or any({j.left.split(".")[0], j.right.split(".")[0]} == {table, parent} for j in joins):
-                continue
-            joins.append(Join(left=f"{table}.{name}", right=f"{parent}.{key}"))
-            dimensions += [
-                Dimension(column=c, table=parent, names={"en": _dimension_name(spec, parent, c, False)})
-                for c in parent_dims
-            ]
-        out.append(
-            Fact(
-                table=table,
-                names={"en": noun(spec, table)},
-                metrics=metrics,
-                dimensions=dimensions,
-                time=TimeRole(column=stamp_of(spec, table) or "", grain="day"),
-                ids=ids,
-            )
-        )
-    return Roles(database=database, facts=out, joins=joins, recent_days=7)

@@ -146,3 +146,20 @@ def test_native_bad_yaml_and_missing_database(tmp_path: Path, sales_db: Path) ->
 def test_unknown_builtin_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="no benchmark directory or built-in benchmark named 'nope'"):
         resolve_benchmark("nope")
+
+
+def test_a_changed_generator_builds_its_builtin_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import biarena
+    from biarena.benchmarks.builtin import _fingerprint
+
+    root = tmp_path / "biarena"
+    (root / "generate").mkdir(parents=True)
+    (root / "generate" / "forms.py").write_text("FORMS = 1\n")
+    (root / "generate" / "notes.md").write_text("not code\n")
+    monkeypatch.setattr(biarena, "__file__", str(root / "__init__.py"))
+    before = _fingerprint("corgi-synth")
+    assert before.startswith(f"corgi-synth-{biarena.__version__}-")
+    (root / "generate" / "notes.md").write_text("edited, still not code\n")
+    assert _fingerprint("corgi-synth") == before
+    (root / "generate" / "forms.py").write_text("FORMS = 2\n")
+    assert _fingerprint("corgi-synth") != before

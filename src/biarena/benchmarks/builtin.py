@@ -32,6 +32,23 @@ def cache_dir() -> Path:
     return base
 
 
+def _fingerprint(name: str) -> str:
+    """What a built-in's questions depend on: biarena's version and the source of the code that builds them, so a
+    changed generator builds afresh instead of serving a stale copy."""
+    import hashlib
+
+    import biarena
+
+    digest = hashlib.sha256(__version__.encode())
+    root = Path(biarena.__file__).parent
+    for package in ("generate", "synth", "records"):
+        for path in sorted((root / package).rglob("*")):
+            if path.suffix in (".py", ".yaml", ".yml", ".txt", ".json") and path.is_file():
+                digest.update(path.relative_to(root).as_posix().encode())
+                digest.update(path.read_bytes())
+    return f"{name}-{__version__}-{digest.hexdigest()[:12]}"
+
+
 def resolve_benchmark(spec: str | Path) -> Benchmark:
     """Load a benchmark from a directory, or build/load a built-in one by name."""
     from biarena.benchmarks.native import BENCHMARK_FILE, load_benchmark
@@ -41,7 +58,7 @@ def resolve_benchmark(spec: str | Path) -> Benchmark:
         return load_benchmark(path)
     name = str(spec)
     if name in BUILTINS:
-        target = cache_dir() / "benchmarks" / f"{name}-{__version__}"
+        target = cache_dir() / "benchmarks" / _fingerprint(name)
         if not (target / BENCHMARK_FILE).is_file():
             build_builtin(name, target)
         return load_benchmark(target)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.run_helpers import require_embedded_model
+
 ROOT = Path(__file__).resolve().parents[1]
 BIS_SAMPLE = ROOT.parent / "shared" / "external" / "bis-sample"
 
@@ -22,6 +24,12 @@ os.environ["BIARENA_HOME"] = _HOME = tempfile.mkdtemp(prefix="biarena-tests-")
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the tests' biarena home (built benchmarks, cached replies) when the session ends."""
     shutil.rmtree(_HOME, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def local_model_installed() -> None:
+    """The embedded model is installed (else the test is skipped; in CI, failed)."""
+    require_embedded_model()
 
 
 def sha256(path: Path) -> str:

@@ -1,6 +1,8 @@
-"""What the run tests share: the installed command line, a small benchmark, and stub external systems."""
+"""What the run tests share: the installed command line, a small benchmark, stub external systems, and whether the
+embedded model is installed."""
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -11,6 +13,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from biarena.benchmarks import load_benchmark, save_benchmark
 from biarena.records import Benchmark, DatabaseRef, Question
@@ -152,3 +156,17 @@ def tree_state(*roots: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple[int
                 info = path.stat()
                 state[str(path)] = (info.st_size, info.st_mtime_ns)
     return state
+
+
+def require_embedded_model() -> None:
+    """Skip a test when llama-cpp-python or the embedded model's data packages are not installed; in CI, fail it."""
+    try:
+        import llama_cpp  # noqa: F401
+
+        from biarena.llm.weights import part_paths
+
+        part_paths()
+    except Exception as error:  # not installed here
+        if os.environ.get("CI"):
+            pytest.fail(f"the embedded model must be installed in CI: {error}")
+        pytest.skip(f"the embedded model is not installed: {error}")

@@ -1,7 +1,6 @@
 """`generate questions`: BI-Bench's pipeline step by step with scripted models, the template method, the CLI."""
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from biarena.generate.bibench_questions import generate_bibench_questions
 from biarena.generate.bibench_questions.identifiers import named_identifier
 from biarena.llm import ChatRequest, MockProvider, Model, ModelError
 from tests.cli_in_process import cli
-from tests.conftest import SALES_ROLES
+from tests.conftest import SALES_ROLES, require_embedded_model
 
 REVENUE = "What was the total revenue by city?"
 UNITS = "Which product category sells the most units?"
@@ -331,16 +330,7 @@ def test_the_template_method_uses_the_factory_and_audits_clean(sales_db: Path, t
 @pytest.mark.real_model
 @pytest.mark.slow
 def test_the_embedded_model_generates_a_question_that_passes_the_checker(tmp_path: Path) -> None:
-    try:
-        import llama_cpp  # noqa: F401
-
-        from biarena.llm.weights import part_paths
-
-        part_paths()
-    except Exception as error:  # not installed here
-        if os.environ.get("CI"):
-            pytest.fail(f"the embedded model must be installed in CI: {error}")
-        pytest.skip(f"the embedded model is not installed: {error}")
+    require_embedded_model()
     database = tmp_path / "app_store.sqlite"
     built = cli("synth", "app_store", "--scale", "0.05", "--seed", "1", "-o", database)
     assert built.returncode == 0, built.stderr

@@ -1,7 +1,6 @@
 """`biarena judge check`: degradations, pairs, the figures and their intervals, self-consistency, the command."""
 
 import json
-import os
 import random
 import re
 from pathlib import Path
@@ -26,7 +25,7 @@ from biarena.metrics import ScoringContext
 from biarena.records import Answer, Question
 from tests.cli_in_process import cli as cli_in_process
 from tests.judge_helpers import prompt_of, reply, scripted
-from tests.run_helpers import cli
+from tests.run_helpers import cli, require_embedded_model
 
 PLANTED = (
     "Downtown orders fell by about half in September 2024 because the competitor QuickBite opened a hub on "
@@ -234,16 +233,7 @@ def test_the_command_for_a_person(suite: Path, tmp_path: Path) -> None:
 @pytest.mark.real_model
 @pytest.mark.slow
 def test_judge_check_with_the_local_model_completes(suite: Path, tmp_path: Path) -> None:
-    try:
-        import llama_cpp  # noqa: F401
-
-        from biarena.llm.weights import part_paths
-
-        part_paths()
-    except Exception as error:  # not installed here
-        if os.environ.get("CI"):
-            pytest.fail(f"the embedded model must be installed in CI: {error}")
-        pytest.skip(f"the embedded model is not installed: {error}")
+    require_embedded_model()
     out = tmp_path / "check.json"
     result = cli(
         "judge", "check", "--judge", "reference", "--judge-model", "local", "--benchmark", suite, "-n", "4", "-o", out,

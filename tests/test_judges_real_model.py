@@ -1,7 +1,6 @@
 """`corgi` with the embedded local model, end to end, on one corgi-synth recommendational answer (slow: 7 calls)."""
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -14,20 +13,6 @@ from tests.judge_run_helpers import write_run
 from tests.run_helpers import cli
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def local_model_installed() -> None:
-    try:
-        import llama_cpp  # noqa: F401
-
-        from biarena.llm.weights import part_paths
-
-        part_paths()
-    except Exception as error:  # not installed here
-        if os.environ.get("CI"):
-            pytest.fail(f"the embedded model must be installed in CI: {error}")
-        pytest.skip(f"the embedded model is not installed: {error}")
 
 
 def test_corgi_with_the_local_model_scores_a_type4_answer(local_model_installed, tmp_path: Path) -> None:

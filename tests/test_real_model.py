@@ -1,6 +1,5 @@
 """The embedded local model, for real: few and short (about 10 tokens/s on 2 cores)."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -8,22 +7,14 @@ import pytest
 from biarena.agents import AgentEnv, make_system
 from biarena.benchmarks import load_benchmark
 from biarena.db import DatabasePool
+from tests.run_helpers import require_embedded_model
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def local_model():
-    try:
-        import llama_cpp  # noqa: F401
-
-        from biarena.llm.weights import part_paths
-
-        part_paths()
-    except Exception as error:  # not installed here
-        if os.environ.get("CI"):
-            pytest.fail(f"the embedded model must be installed in CI: {error}")
-        pytest.skip(f"the embedded model is not installed: {error}")
+    require_embedded_model()
     from biarena.llm import get_model
 
     return get_model("local", use_cache=False)

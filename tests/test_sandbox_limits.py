@@ -226,3 +226,25 @@ def test_a_statement_with_nothing_to_rewrite_runs_as_written_and_refusals_keep_t
         db.execute("SELECT \"load_extension\"('x')")
     with pytest.raises(SqlRejected, match="exactly one statement"):
         db.execute("SELECT 1; SELECT 2")
+
+
+def test_a_killed_process_scratch_area_is_removed_by_the_next(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    base = tmp_path / "scratch"
+    env = {**os.environ, "BIARENA_TMPDIR": str(base)}
+    code = "from biarena.db.scratch import scratch_dir as d; import time; print(d('x'), flush=True); time.sleep(60)"
+    child = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    left = Path(child.stdout.readline().strip()).parent
+    os.kill(child.pid, signal.SIGKILL)  # no exit handlers run
+    child.wait()
+    assert left.is_dir() and left.name.startswith(f"biarena-sandbox-{child.pid}-")
+    other = base / "biarena-sandbox-notes"  # not a scratch area of ours: left alone
+    other.mkdir()
+    code = "from biarena.db.scratch import scratch_dir; print(scratch_dir('duckdb'))"
+    made = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert not left.exists() and other.is_dir()
+    assert not Path(made.stdout.strip()).exists()  # the new process removed its own area at exit

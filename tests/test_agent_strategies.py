@@ -18,8 +18,8 @@ def env(tmp_path: Path, sales_db: Path) -> AgentEnv:
     return shop_env(tmp_path, sales_db)
 
 
-def queries(count: int) -> str:
-    blocks = [f"Query {i}: look {i}\n```sql\nSELECT {i} AS n\n```" for i in range(1, count + 1)]
+def queries(count: int, headed: bool = True) -> str:
+    blocks = [f"{f'Query {i}: look {i}' if headed else ''}\n```sql\nSELECT {i} AS n\n```" for i in range(1, count + 1)]
     return "Plan: look at the sales from several sides.\n\n" + "\n".join(blocks)
 
 
@@ -28,8 +28,14 @@ def test_sequential_plan_as_long_as_needed_up_to_max_queries(env: AgentEnv) -> N
     answer = ask("sequential", env, model)
     first = provider.requests[0]
     assert "up to 5 SQL queries" in first.messages[1][1] and first.max_tokens == 150 + 150 * 5
+    # the reply ends where a sixth query would begin: it could not run
+    assert first.stop == ("Query 6:",) and "Query 6" not in provider.requests[1].messages[2][1]
     assert len(answer.steps) == 5 and [s.purpose for s in answer.steps] == [f"look {i}" for i in range(1, 6)]
-    assert answer.notes == ["the model wrote 7 queries; the first 5 ran (max_queries)"]
+    assert answer.notes == []
+    # queries without the "Query N:" line are not stopped: the first five run, and the answer says so
+    model, provider = mock(queries(7, headed=False), "Sales are steady.")
+    answer = ask("sequential", env, model)
+    assert len(answer.steps) == 5 and answer.notes == ["the model wrote 7 queries; the first 5 ran (max_queries)"]
     # the token budget grows with the number of queries allowed
     model, provider = mock(queries(2), "ok")
     ask("sequential", env, model, max_queries=2)
@@ -61,7 +67,7 @@ def test_sequential_synthesis_continues_the_conversation_with_results_and_counts
 
 
 def test_sequential_synthesis_is_told_what_did_not_run(env: AgentEnv) -> None:
-    model, provider = mock(queries(7), "ok")
+    model, provider = mock(queries(7, headed=False), "ok")
     ask("sequential", env, model, max_queries=2)
     text = provider.requests[1].messages[-1][1]
     assert "Note: only the first 2 queries ran." in text and "Result 3" not in text

@@ -68,7 +68,8 @@ class Sequential(LLMAgent):
                 "content": render("sequential_queries", question=question.text, max_queries=self.max_queries),
             },
         ]
-        reply = self.chat(tally, messages, stage="plan and queries").text
+        # a query past the last one that may run would be written for nothing: the reply ends where it would begin
+        reply = self.chat(tally, messages, stage="plan and queries", stop=(f"Query {self.max_queries + 1}:",)).text
         draft.plan = written_plan(reply)
         written = written_queries(reply)
         if len(written) > self.max_queries:

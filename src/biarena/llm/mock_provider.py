@@ -16,7 +16,8 @@ class MockProvider:
     """Replies from a script, in order (the last one repeats), or from a function of the request.
 
     A reply is text, a Completion (to script a finish reason), an exception to raise, or a function of the request
-    returning either (it may raise, e.g. to reject a structured-output level).
+    returning either (it may raise, e.g. to reject a structured-output level). Like a real model, a text reply ends
+    before the first of the request's stop sequences.
     """
 
     name = "mock"
@@ -42,7 +43,11 @@ class MockProvider:
         prompt = sum(len(content.split()) for _, content in request.messages)
         if isinstance(reply, Completion):
             return replace(reply, prompt_tokens=reply.prompt_tokens or prompt)
-        return Completion(text=reply, prompt_tokens=prompt, completion_tokens=len(reply.split()))
+        cut = min((i for i in (reply.find(stop) for stop in request.stop) if i >= 0), default=-1)
+        if cut >= 0:
+            reply = reply[:cut]
+        finish = "stop" if cut >= 0 else None
+        return Completion(text=reply, prompt_tokens=prompt, completion_tokens=len(reply.split()), finish_reason=finish)
 
 
 __all__ = ["MockProvider", "ModelError", "RetryableError"]

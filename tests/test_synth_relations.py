@@ -55,7 +55,7 @@ tables:
         match: {column: city_id, via: customer_id, share: 0.85}
       store_city_id: {kind: inherit, via: store_id, of: city_id}
       rate: {kind: inherit, via: store_id, of: daily_rate}
-      days: {kind: poisson, mean: 3, min: 1, round: 0}
+      days: {kind: poisson, mean: 3, min: 1, max: 6, round: 0}
       total: {kind: constant, value: 0.0}
       status: {kind: category, values: {delivered: 0.9, cancelled: 0.1}}
       channel: {kind: category, values: {web: 0.6, app: 0.4}}
@@ -133,7 +133,7 @@ def kinds(path: Path) -> dict[str, list]:
 
 def test_every_relation_holds_on_the_written_data(shop: Path) -> None:
     checks = kinds(shop)
-    for kind in ("timestamp order", "inherited", "parent condition", "key match", "range", "planted event"):
+    for kind in ("timestamp order", "inherited", "parent condition", "key match", "range", "bounds", "planted event"):
         assert checks[kind] and all(c.ok for c in checks[kind]), (kind, checks[kind])
     assert [c for group in checks.values() for c in group if not c.ok] == []
     conn = sqlite3.connect(shop)
@@ -150,6 +150,7 @@ def test_every_relation_holds_on_the_written_data(shop: Path) -> None:
     assert 0.82 <= same_city <= 0.95  # 85% matched on purpose, a few more by chance
     tenure = dict(conn.execute("SELECT tier, avg(tenure_months) FROM customer GROUP BY tier").fetchall())
     assert tenure["trial"] < 4 < tenure["regular"] < 36 < tenure["vip"]
+    assert conn.execute("SELECT min(days), max(days) FROM orders").fetchone() == (1, 6)  # poisson(3), bounded
     ids = [r[0] for r in conn.execute("SELECT order_id FROM orders ORDER BY placed_at, order_id")]
     assert ids == list(range(1, len(ids) + 1))
 
@@ -189,6 +190,7 @@ def test_every_relation_holds_on_the_written_data(shop: Path) -> None:
             "UPDATE customer SET tenure_months = 50 WHERE tier = 'trial'",
             "FAILED range 'customer.tenure_months for tier = trial'",
         ),
+        ("UPDATE orders SET days = 9 WHERE order_id = 2", "FAILED bounds 'orders.days >= 1 and <= 6'"),
     ],
 )
 def test_verify_catches_each_broken_relation(shop: Path, tamper: str, failure: str) -> None:
@@ -222,13 +224,19 @@ def test_same_seed_same_bytes_with_relations(spec: Spec, tmp_path: Path) -> None
     [
         ("of: placed_at, low: 1", "via"),
         ("where: \"status = 'delivered'\"", "no parent satisfies"),
+        ("min: 1, max: 6", "min 7 is above max 6"),
+        ("tier: {kind: category, values:", "min and max bound a normal, uniform or poisson column"),
     ],
 )
 def test_bad_relations_are_user_errors(edit: str, message: str, tmp_path: Path) -> None:
     import yaml
 
     text = SPEC
-    if message == "via":
+    if message.startswith("min 7"):
+        text = text.replace(edit, "min: 7, max: 6")
+    elif message.startswith("min and max"):
+        text = text.replace(edit, "tier: {kind: category, max: 3, values:")
+    elif message == "via":
         text = text.replace("via: order_id, of: placed_at, low: 1", "via: shipment_id, of: placed_at, low: 1")
     else:
         text = text.replace(edit, "where: \"status = 'lost'\"")

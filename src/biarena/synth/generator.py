@@ -452,6 +452,8 @@ def _numeric(column: Column, n: int, rng: np.random.Generator, data: Columns) ->
         out = out * np.array([column.factor["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
     if column.min is not None:
         out = np.maximum(out, column.min)
+    if column.max is not None:
+        out = np.minimum(out, column.max)
     if column.round is not None:
         out = np.round(out, column.round)
         if column.round == 0:

@@ -59,6 +59,9 @@ class Column(BaseModel):
     """uniform or date: {column: a category column of this table, values: {value: [low, high]}}: the range per
     value (tenure 0-3 months for a trial customer, 36-120 for a VIP; a signup date per tier)."""
     min: float | None = None
+    """normal, uniform, poisson: the lowest value (draws below it become it)."""
+    max: float | None = None
+    """normal, uniform, poisson: the highest value (draws above it become it): ratings stay on a 1-5 scale."""
     round: int | None = None
     ref: str | None = None
     """foreign: `table.column` of the parent key."""
@@ -120,6 +123,11 @@ class Table(BaseModel):
                 raise ValueError(f"column {name}: ranges belong to a uniform or date column: {{column, values}}")
             if column.empty is not None:
                 _check_empty(self, name, column)
+            bounded = column.min is not None or column.max is not None
+            if bounded and column.kind not in ("normal", "uniform", "poisson"):
+                raise ValueError(f"column {name}: min and max bound a normal, uniform or poisson column")
+            if column.min is not None and column.max is not None and column.min > column.max:
+                raise ValueError(f"column {name}: min {column.min:g} is above max {column.max:g}")
             if column.kind == "after" and column.via and self.columns[column.via].empty is not None:
                 raise ValueError(f"column {name}: 'after' cannot go through {column.via}, a key that may be empty")
         return self

@@ -101,6 +101,8 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
                 out.append(_count(conn, "inherited", f"{name}.{column_name} = {hops[-1][2]}.{last}", sql))
             elif column.ranges:
                 out.extend(_ranges(conn, name, column_name, column))
+            if column.min is not None or column.max is not None:
+                out.append(_bounds(conn, name, column_name, column))
             if column.kind != "foreign" or not column.ref:
                 continue
             parent, key = column.ref.split(".")
@@ -175,6 +177,19 @@ def _ranges(conn: Output, name: str, column_name: str, column: Column) -> list[C
         )
         out.append(_count(conn, "range", f"{name}.{column_name} for {ranges['column']} = {value}", sql))
     return out
+
+
+def _bounds(conn: Output, name: str, column_name: str, column: Column) -> Check:
+    """A drawn number within its `min` and `max`, as the data hold it (planted events and rules may not move it out)."""
+    parts, label = [], []
+    if column.min is not None:
+        parts.append(f'"{column_name}" < {column.min}')
+        label.append(f">= {column.min:g}")
+    if column.max is not None:
+        parts.append(f'"{column_name}" > {column.max}')
+        label.append(f"<= {column.max:g}")
+    sql = f'SELECT count(*) FROM "{name}" WHERE {" OR ".join(parts)}'
+    return _count(conn, "bounds", f"{name}.{column_name} {' and '.join(label)}", sql)
 
 
 def _segments(conn: Output, spec: Spec) -> list[Check]:

@@ -254,7 +254,7 @@ def dimensions(spec: Spec, table: str) -> list[str]:
     return [c for c in spec.tables[table].columns if len(word_values(spec, table, c)) >= 2]
 
 
-_MEASURE_NAMES = {"subtotal": "order value", "gmv": "gross merchandise value"}
+_MEASURE_NAMES = {"subtotal": "order value", "gmv": "gross merchandise value", "charged": "amount charged"}
 """Money columns whose name is not what a manager calls them."""
 
 

@@ -310,7 +310,8 @@ def _slices(spec: Spec, table: str, base: float) -> list[Draft]:
         low = min(generating, key=generating.get)
         out.append(
             Draft(
-                f"What share of our {things} should be {value_words(low)} in {MONTHS[month]} {year}?",
+                f"What share of our {things} in {MONTHS[month]} {year} should "
+                + (f"be {value_words(low)}?" if dim == "status" else f"have {value_words(low)} as their {words(dim)}?"),
                 f"About {generating[low] * 100:.1f}% (tolerance ±3 points): the usual mix holds; no planned change "
                 "moves it.",
                 [table],

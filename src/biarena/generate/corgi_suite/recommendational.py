@@ -224,8 +224,10 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
         stamp = stamp_of(spec, table) or ""
         things = noun(spec, table)
         measure = value_measure(spec, table)
+        if measure and "cost" in measure:
+            measure = None  # what we spend is no goal to grow: segments are weighed by the rows they bring
         total = f"SUM({q(measure)})" if measure else "COUNT(*)"
-        label = f"total {measure_words(measure)}" if measure else f"the number of {things}"
+        label = f"the total {measure_words(measure)} of our {things}" if measure else f"the number of {things}"
         within = day_between(stamp, first, last)
         joined = within.replace(f"substr({q(stamp)}", f"substr(t.{q(stamp)}")
         one = things[:-1] if things.endswith("s") else things

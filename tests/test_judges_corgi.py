@@ -349,3 +349,21 @@ def test_corgi_single_failure_is_a_failed_judgement(bench) -> None:
     single = get_judge("corgi-single").judge(q, answer_for(q), context_for(bench, model))
     assert single.failed and single.trace[0].reply == "[1, 2"
     assert all(v is None for v in single.scores.values())
+
+
+def test_a_reason_is_bounded_so_a_grammar_held_reply_fits_its_budget() -> None:
+    import jsonschema
+
+    from biarena.judges.corgi import REASON_CHARS, reply_tokens, scores_schema
+
+    rubric = corgi_rubric(load_builtin_rubric("corgi.yaml").data)
+    keys = [m.key for d in rubric.dimensions for m in d.sub_metrics][:3]
+    schema = scores_schema(rubric, keys)
+    for key in keys:
+        assert schema["properties"][key]["properties"]["reason"]["maxLength"] == REASON_CHARS
+    fits = {key: {"reason": "x" * REASON_CHARS, "score": 3} for key in keys}
+    jsonschema.validate(fits, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**fits, keys[0]: {"reason": "x" * (REASON_CHARS + 1), "score": 3}}, schema)
+    # a reason at its longest (about four characters a token) and its JSON fit the reply's budget
+    assert reply_tokens(len(keys)) >= len(keys) * (REASON_CHARS // 4 + 30)

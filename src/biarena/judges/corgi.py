@@ -98,6 +98,11 @@ def metric_block(rubric: CorgiRubric, keys: list[str]) -> str:
     return "\n".join(lines)
 
 
+REASON_CHARS = 240
+"""A sub-metric's reason is one sentence: bounded in the schema, so that a model held to the schema (llama.cpp's
+grammar) cannot write past the reply's token budget and cut its JSON short."""
+
+
 def scores_schema(rubric: CorgiRubric, required: list[str], optional: list[str] = ()) -> dict[str, Any]:
     """JSON schema of a scoring reply: per sub-metric a one-sentence reason and an integer score on the scale.
 
@@ -111,7 +116,7 @@ def scores_schema(rubric: CorgiRubric, required: list[str], optional: list[str] 
             score = {"anyOf": [score, {"type": "null"}]}
         properties[key] = {
             "type": "object",
-            "properties": {"reason": {"type": "string"}, "score": score},
+            "properties": {"reason": {"type": "string", "maxLength": REASON_CHARS}, "score": score},
             "required": ["reason", "score"],
             "additionalProperties": False,
         }
@@ -124,7 +129,8 @@ def scores_schema(rubric: CorgiRubric, required: list[str], optional: list[str] 
 
 
 def reply_tokens(count: int) -> int:
-    """A reply's token budget for scoring `count` sub-metrics (a sentence of reason each)."""
+    """A reply's token budget for scoring `count` sub-metrics: a reason of at most `REASON_CHARS` characters (about
+    60 tokens), its score and the JSON around them, each."""
     return 64 + 100 * count
 
 
@@ -256,7 +262,8 @@ class CorgiJudge:
                         "content": header(rubric, qtype, question, answer)
                         + f"\nScore the answer on {dimension.name}: each sub-metric below from "
                         f"{rubric.scale[0]} to {rubric.scale[1]} against its anchors (a score between anchors "
-                        "is allowed), with a one-sentence reason.\n" + metric_block(rubric, keys),
+                        f"is allowed), with a one-sentence reason (at most {REASON_CHARS} characters).\n"
+                        + metric_block(rubric, keys),
                     },
                 ]
                 reply = context.ask(

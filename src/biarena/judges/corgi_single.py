@@ -3,6 +3,7 @@
 from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
 from biarena.judges.corgi import (
     DIMENSION_KEYS,
+    REASON_CHARS,
     SYSTEM,
     CorgiJudge,
     aggregate,
@@ -41,7 +42,8 @@ class CorgiSingleJudge(CorgiJudge):
         keys = [*asked, *optional]
         prompt = header(rubric, qtype, question, answer) + (
             f"\nScore the answer on every sub-metric below from {rubric.scale[0]} to {rubric.scale[1]} against its "
-            "anchors (a score between anchors is allowed), with a one-sentence reason."
+            f"anchors (a score between anchors is allowed), with a one-sentence reason (at most {REASON_CHARS} "
+            "characters)."
         )
         if optional:
             prompt += f" Score {', '.join(optional)} null when the answer does not call for it."

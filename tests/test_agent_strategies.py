@@ -27,7 +27,9 @@ def test_sequential_plan_as_long_as_needed_up_to_max_queries(env: AgentEnv) -> N
     model, provider = mock(queries(7), "Sales are steady.")
     answer = ask("sequential", env, model)
     first = provider.requests[0]
-    assert "up to 5 SQL queries" in first.messages[1][1] and first.max_tokens == 150 + 150 * 5
+    # the standing instructions follow the schema in the system prompt; the question's message is short
+    assert "up to 5 SQL queries" in first.messages[0][1] and first.max_tokens == 150 + 150 * 5
+    assert first.messages[1][1].startswith("Question: ") and len(first.messages[1][1]) < 200
     # the reply ends where a sixth query would begin: it could not run
     assert first.stop == ("Query 6:",) and "Query 6" not in provider.requests[1].messages[2][1]
     assert len(answer.steps) == 5 and [s.purpose for s in answer.steps] == [f"look {i}" for i in range(1, 6)]
@@ -39,7 +41,7 @@ def test_sequential_plan_as_long_as_needed_up_to_max_queries(env: AgentEnv) -> N
     # the token budget grows with the number of queries allowed
     model, provider = mock(queries(2), "ok")
     ask("sequential", env, model, max_queries=2)
-    assert provider.requests[0].max_tokens == 450 and "up to 2 SQL queries" in provider.requests[0].messages[1][1]
+    assert provider.requests[0].max_tokens == 450 and "up to 2 SQL queries" in provider.requests[0].messages[0][1]
 
 
 def test_sequential_synthesis_continues_the_conversation_with_results_and_counts(env: AgentEnv) -> None:
@@ -58,7 +60,8 @@ def test_sequential_synthesis_continues_the_conversation_with_results_and_counts
     assert "Result 1 (all sales):\nsales\n400\n(1 row)" in text
     assert "Result 2 (sales per city):" in text and "(5 rows)" in text
     assert "SELECT" not in text and "Plan:" not in text and "Note:" not in text
-    assert "comprehensive analysis (at most 400 words)" in text and synthesis.max_tokens == 650
+    assert "analysis (at most 400 words)" in text and synthesis.max_tokens == 650
+    assert "comprehensive analysis (at most 400 words)" in synthesis.messages[0][1]
     # today and the business knowledge come once, in the system prompt both calls share
     system = synthesis.messages[0][1]
     assert "Today is 2023-01-17 09:30:00" in system and "Amounts are in euros." in system

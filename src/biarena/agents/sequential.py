@@ -1,7 +1,9 @@
 """`sequential`: plan, up to k queries, run them all, synthesize (CORGI Algorithm 1; DB-QA sequential).
 
 The synthesis continues the first call's conversation: the question, the plan and the SQL are already there, so the
-second message carries only the results, and a local model reuses everything it evaluated for the first call."""
+second message carries only the results, and a local model reuses everything it evaluated for the first call. The
+standing instructions (the plan, the queries' form, the answer's form and length) follow the schema in the system
+prompt, so they too are evaluated once for all questions."""
 
 from typing import Any
 
@@ -31,7 +33,7 @@ class Sequential(LLMAgent):
     """A plan and up to `max_queries` queries in one reply; every query runs; a second call writes the answer."""
 
     name = "sequential"
-    templates = ("common_system", "sequential_queries", "sequential_results")
+    templates = ("common_system", "sequential_system", "sequential_queries", "sequential_results")
 
     def __init__(
         self,
@@ -61,8 +63,14 @@ class Sequential(LLMAgent):
 
     def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """S = h(Q, D, K); R = e(S); A = f(Q, R, K), with S and R index-aligned."""
+        system = self.system_message(env, question)
+        # what stays the same from question to question follows the schema in the system prompt: a local model
+        # evaluates it once and reuses it, and each question's own messages stay short
+        standing = render(
+            "sequential_system", max_queries=self.max_queries, words=self.answer_words, short=self.short_answer
+        )
         messages: list[Message] = [
-            self.system_message(env, question),
+            {"role": "system", "content": f"{system['content']}\n\n{standing}"},
             {
                 "role": "user",
                 "content": render("sequential_queries", question=question.text, max_queries=self.max_queries),

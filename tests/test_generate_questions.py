@@ -11,7 +11,8 @@ from biarena.generate.bibench_questions import generate_bibench_questions
 from biarena.generate.bibench_questions.identifiers import named_identifier
 from biarena.llm import ChatRequest, MockProvider, Model, ModelError
 from tests.cli_in_process import cli
-from tests.conftest import SALES_ROLES, require_embedded_model
+from tests.conftest import SALES_ROLES
+from tests.run_helpers import require_embedded_model
 
 REVENUE = "What was the total revenue by city?"
 UNITS = "Which product category sells the most units?"
@@ -354,3 +355,22 @@ def benchmark_tables(database: Path) -> list[str]:
 
     with sqlite3.connect(database) as conn:
         return [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+
+
+def test_a_question_that_repeats_itself_is_dropped(sales_db: Path, tmp_path: Path) -> None:
+    repeated = "What was the total revenue by city? Which city sold most? What was the total revenue by city?"
+
+    def write(request: ChatRequest) -> str:
+        if "Task: generate exactly" in last_user(request):
+            return json.dumps({"questions": [{"question": repeated}, {"question": REVENUE}]})
+        return writer(request)
+
+    model, check, _, _ = models(write=write)
+    out = tmp_path / "bench"
+    result = generate_bibench_questions(
+        sales_db, out, model=model, checker=check, categories=("descriptive",), complexities=("basic",), per_cell=2
+    )
+    distinct = result.pipeline["steps"]["distinct"]
+    assert distinct["dropped_by_reason"] == {"repeats itself": 1}
+    assert result.pipeline["duplicates_by_normalized_text"] == 0
+    assert [q.text for q in load_benchmark(out).questions] == [REVENUE]

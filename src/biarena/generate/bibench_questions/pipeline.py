@@ -55,6 +55,10 @@ _DOMAIN = {"type": "object", "properties": {"domain": {"type": "string"}}, "requ
 _TAG = re.compile(r"</?question>", re.IGNORECASE)
 
 
+_SENTENCE_END = re.compile(r"(?<=[?.!])\s+")
+"""Where one sentence of a question ends and the next begins."""
+
+
 def normalized(text: str) -> str:
     """A question's text for spotting duplicates: lower case, no punctuation, single spaces."""
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
@@ -214,7 +218,7 @@ class QuestionPipeline:
         except BudgetExhausted as error:
             stopped = str(error)
         questions = [self._question(d, domain) for d in drafts if d.status == "kept"]
-        duplicates = self.counts["distinct"].dropped
+        duplicates = self.counts["distinct"].reasons.get("duplicate", 0)
         pipeline = {
             "steps": {step: self.counts[step].as_dict() for step in STEPS},
             "cells": per_cell_counts,
@@ -270,6 +274,9 @@ class QuestionPipeline:
         norm = normalized(draft.text)
         if norm in seen:
             return f"duplicate of {seen[norm]}"
+        sentences = [normalized(part) for part in _SENTENCE_END.split(draft.text) if normalized(part)]
+        if len(set(sentences)) < len(sentences):
+            return "repeats itself"
         seen[norm] = draft.id
         return None
 

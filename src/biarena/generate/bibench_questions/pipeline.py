@@ -274,7 +274,7 @@ class QuestionPipeline:
         norm = normalized(draft.text)
         if norm in seen:
             return f"duplicate of {seen[norm]}"
-        sentences = [normalized(part) for part in _SENTENCE_END.split(draft.text) if normalized(part)]
+        sentences = [sentence for sentence in map(normalized, _SENTENCE_END.split(draft.text)) if sentence]
         if len(set(sentences)) < len(sentences):
             return "repeats itself"
         seen[norm] = draft.id

@@ -270,8 +270,7 @@ def _values(spec: Spec, year: int) -> list[Draft]:
                     "average-by-segment",
                 )
             )
-        if dimensions(spec, table):
-            dim = dimensions(spec, table)[0]
+        for dim in dimensions(spec, table)[:1]:
             out.append(
                 _draft(
                     f"Which {words(dim)} had the highest total {measure_words(measure)} in {year}, and what was it?",

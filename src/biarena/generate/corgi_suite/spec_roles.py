@@ -31,11 +31,6 @@ def reached(spec: Spec, table: str, name: str) -> Column:
     return reached(spec, hops[-1][2], last)
 
 
-def is_category(spec: Spec, table: str, name: str) -> bool:
-    """A category column, drawn here or inherited from a parent's."""
-    return reached(spec, table, name).kind == "category"
-
-
 def metric_columns(spec: Spec, table: str) -> list[str]:
     """Numeric measure columns: drawn numbers and the amounts rules compute."""
     out = []

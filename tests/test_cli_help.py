@@ -5,11 +5,12 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer.main
 
-from biarena.cli import app
+from biarena.cli import COMMANDS, app, load_command
 
 
 def entry_point() -> Path:
@@ -24,14 +25,25 @@ def command_paths() -> list[list[str]]:
     """Every command and subcommand as the words a user types after `biarena`."""
     paths: list[list[str]] = []
 
-    def walk(command: object, prefix: list[str]) -> None:
+    def walk(command: Any, prefix: list[str]) -> None:
         paths.append(prefix)
-        for name, child in sorted((getattr(command, "commands", None) or {}).items()):
-            if not getattr(child, "hidden", False):
+        if not hasattr(command, "list_commands"):
+            return
+        context = command.make_context(command.name or "biarena", [], resilient_parsing=True)
+        for name in sorted(command.list_commands(context)):
+            child = command.get_command(context, name)
+            if child is not None and not child.hidden:
                 walk(child, [*prefix, name])
 
     walk(typer.main.get_command(app), [])
     return paths
+
+
+def test_the_top_level_help_lists_each_command_by_the_start_of_its_own_help() -> None:
+    for name, (_, short) in COMMANDS.items():
+        command = load_command(name)
+        own = " ".join((command.help or "").split("\n\n")[0].split())
+        assert own.startswith(short.rstrip(".")), (name, short, own)
 
 
 def run_help(words: list[str]) -> subprocess.CompletedProcess:

@@ -1,32 +1,109 @@
 """The biarena command line: one file per command; the only place that prints."""
 
+import importlib
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from biarena import __version__
-from biarena.cli import (
-    arena_cmd,
-    audit_cmd,
-    build_cmd,
-    demo_cmd,
-    export_cmd,
-    generate_cmd,
-    import_cmd,
-    judge_cmd,
-    load_cmd,
-    report_cmd,
-    run_cmd,
-    score_cmd,
-    show_cmd,
-    suite_cmd,
-    synth_cmd,
-    validate_cmd,
-)
 from biarena.errors import BiarenaError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": (
+        "demo_cmd:demo",
+        "Build the built-in benchmark, run agents with the local model, score them, and write report.html.",
+    ),
+    "build": ("build_cmd:build", "Build a built-in benchmark (databases, questions, gold SQL) into a directory."),
+    "import": ("import_cmd:app", "Import a published benchmark into biarena's native format."),
+    "synth": ("synth_cmd:app", "Business database simulator."),
+    "suite": ("suite_cmd:app", "Build benchmark suites over simulated business databases."),
+    "generate": ("generate_cmd:app", "Generate benchmark questions."),
+    "validate": (
+        "validate_cmd:validate",
+        "Review the questions nobody has decided on: a accept, e edit, r reject, s skip, q quit.",
+    ),
+    "audit": (
+        "audit_cmd:audit",
+        "Check every gold query: failures, empty results, string aggregates, ties, missing ORDER BY, clock.",
+    ),
+    "load": ("load_cmd:load", "Load the benchmark's databases into a server, so `biarena run --db-url` can use them."),
+    "run": (
+        "run_cmd:run",
+        "Run a system over a benchmark; a killed run resumes where it stopped, and a wider selection grows it.",
+    ),
+    "score": (
+        "score_cmd:score",
+        "Score a run (execution, SER, execution accuracy, semantic and result similarity), and judge it with --judge.",
+    ),
+    "show": (
+        "show_cmd:show",
+        "Show runs' scores by category, by language and overall, and judges' scores by question type and dimension.",
+    ),
+    "export": ("export_cmd:export", "Export one row per question of each run."),
+    "report": (
+        "report_cmd:report",
+        "Write a report of runs: summary, arena leaderboard, tables with 95% intervals, charts, tests, every answer.",
+    ),
+    "judge": ("judge_cmd:app", "Measure how far to trust a judge."),
+    "arena": ("arena_cmd:app", "Blind pairwise human evaluation of runs, with a Bradley-Terry leaderboard."),
+}
+"""Each command: where it lives in `biarena.cli` (module:attribute, a Typer app or a function) and the start of its
+help, shown in `biarena --help` without importing the command (a test keeps it the start of the command's own help)."""
+
+
+def load_command(name: str) -> Any:
+    """The click command `name`, its module imported now (commands import what they need when they are used)."""
+    where, _ = COMMANDS[name]
+    module_name, _, attribute = where.partition(":")
+    target = getattr(importlib.import_module(f"biarena.cli.{module_name}"), attribute)
+    if isinstance(target, typer.Typer):
+        command = typer.main.get_group(target)
+    else:
+        single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        single.command(name)(target)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
+class LazyCommands(TyperGroup):
+    """The top-level group: a command's module is imported only when that command runs or shows its own help."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._loaded: dict[str, Any] = {}
+        self._listing = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Every command's name, in the order `--help` shows them."""
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command `cmd_name`: while the top-level help lists commands, a stand-in holding its short help."""
+        if cmd_name not in COMMANDS:
+            return None
+        if self._listing and cmd_name not in self._loaded:
+            short = COMMANDS[cmd_name][1]
+            return TyperCommand(cmd_name, help=short, short_help=short)
+        if cmd_name not in self._loaded:
+            self._loaded[cmd_name] = load_command(cmd_name)
+        return self._loaded[cmd_name]
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """The top-level help, listing commands without importing them."""
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
 
 app = typer.Typer(
     name="biarena",
+    cls=LazyCommands,
+    rich_markup_mode=None,
     help="Benchmark, judge and rank AI data analysts on SQL databases.",
     no_args_is_help=True,
     add_completion=False,
@@ -47,24 +124,6 @@ def _root(
     ),
 ) -> None:
     """Benchmark, judge and rank AI data analysts on SQL databases."""
-
-
-app.add_typer(import_cmd.app, name="import")
-app.add_typer(generate_cmd.app, name="generate")
-app.add_typer(synth_cmd.app, name="synth")
-app.add_typer(suite_cmd.app, name="suite")
-app.add_typer(judge_cmd.app, name="judge")
-app.add_typer(arena_cmd.app, name="arena")
-app.command("demo")(demo_cmd.demo)
-app.command("report")(report_cmd.report)
-app.command("build")(build_cmd.build)
-app.command("audit")(audit_cmd.audit)
-app.command("load")(load_cmd.load)
-app.command("run")(run_cmd.run)
-app.command("score")(score_cmd.score)
-app.command("show")(show_cmd.show)
-app.command("export")(export_cmd.export)
-app.command("validate")(validate_cmd.validate)
 
 
 def one_line(message: str) -> str:

@@ -49,8 +49,11 @@ def report(
         help="A JSON file `biarena judge check -o FILE` wrote (repeatable, one per judge): shown beside its scores.",
     ),
 ) -> None:
-    """Write a report of runs: summary, arena leaderboard, tables with 95% intervals by category, question type and
-    language, charts (SER and judge scores by type, judge dimensions, Bradley-Terry), tests, and every answer."""
+    """Write a report of runs: summary, arena leaderboard, tables with 95% intervals, charts, tests, every answer.
+
+    Tables by category, question type and language; charts of SER and judge scores by type, judge dimensions and
+    Bradley-Terry strengths.
+    """
     if form is None:
         form = SUFFIXES.get(out.suffix.lower(), ReportFormat.html) if out is not None else ReportFormat.html
     out = out or Path(f"report.{form.value}")

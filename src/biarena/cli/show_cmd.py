@@ -74,8 +74,11 @@ def show(
         None, "--trace", metavar="QUESTION_ID", help="Print every judge request and reply stored for one question."
     ),
 ) -> None:
-    """Show runs' scores by category, by language and overall, and judges' scores by question type and dimension,
-    with each run's coverage and outcomes; `--trace ID` prints what the judges asked and were told about one answer."""
+    """Show runs' scores by category, by language and overall, and judges' scores by question type and dimension.
+
+    Each run's coverage and outcomes come with them; `--trace ID` prints what the judges asked and were told about
+    one answer.
+    """
     if trace is not None:
         for line in trace_lines(runs, trace):
             sys.stdout.write(line + "\n")

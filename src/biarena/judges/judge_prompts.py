@@ -32,11 +32,6 @@ def rubric_data(context: JudgeContext, builtin: str, kind: str) -> dict[str, Any
     return data
 
 
-def builtin_hash(builtin: str) -> str:
-    """The hash of a packaged rubric (stamped on judgements made without --rubric)."""
-    return load_builtin_rubric(builtin).hash
-
-
 def prompt_texts(data: dict[str, Any], required: Iterable[str], source: str | None = None) -> dict[str, str]:
     """The rubric's `prompts` mapping, with every prompt the judge needs present."""
     where = source or f"the '{data.get('rubric')}' rubric"

@@ -1,7 +1,6 @@
 """Model: the one path every LLM call takes (cache, retries, concurrency limit, JSON checking, usage)."""
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -113,7 +112,6 @@ class Model:
         self.concurrency = concurrency
         self.prices = prices or {}
         self.usage = UsageMeter()
-        self._call_budget: Callable[[], bool] | None = None
 
     @property
     def spec(self) -> str:

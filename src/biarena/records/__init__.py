@@ -7,10 +7,7 @@ from biarena.records.question import Question
 from biarena.records.runspec import RunSpec
 from biarena.records.score import Score
 
-FORMAT_VERSION = 1
-
 __all__ = [
-    "FORMAT_VERSION",
     "Answer",
     "Benchmark",
     "DatabaseRef",

@@ -63,10 +63,6 @@ class RunSpec(BaseModel):
             found.extend(_fingerprint_differences(self.fingerprint, other.fingerprint))
         return found
 
-    def same_work(self, other: "RunSpec") -> bool:
-        """True when `other` asks for the same answers on the same questions."""
-        return not self.differences(other) and self.question_ids == other.question_ids
-
     def default_label(self, stem: str) -> str:
         """A label from the run file's stem and what distinguishes the system: name, model, short options."""
         parts = [] if stem == self.system else [self.system]

@@ -1,31 +1,25 @@
-"""Runs: an agent over a benchmark into a resumable run store."""
+"""Runs: an agent over a benchmark into a resumable run store.
 
-from biarena.runner.fingerprint import benchmark_fingerprint, file_sha256
-from biarena.runner.run import (
-    OutcomeCounts,
-    RunOpening,
-    RunProgress,
-    RunSummary,
-    make_spec,
-    open_run,
-    run_benchmark,
-    select_questions,
-)
-from biarena.runner.store import RunInUse, RunStore, recognize_run_file, scores_by_question
+Each name is imported from its module when first used: reading a run loads no agent.
+"""
 
-__all__ = [
-    "OutcomeCounts",
-    "RunInUse",
-    "RunOpening",
-    "RunProgress",
-    "RunStore",
-    "RunSummary",
-    "benchmark_fingerprint",
-    "file_sha256",
-    "make_spec",
-    "open_run",
-    "recognize_run_file",
-    "run_benchmark",
-    "scores_by_question",
-    "select_questions",
-]
+from biarena.lazy_exports import lazy_exports
+
+_EXPORTS = {
+    "benchmark_fingerprint": "fingerprint",
+    "file_sha256": "fingerprint",
+    "OutcomeCounts": "run",
+    "RunOpening": "run",
+    "RunProgress": "run",
+    "RunSummary": "run",
+    "make_spec": "run",
+    "open_run": "run",
+    "run_benchmark": "run",
+    "select_questions": "run",
+    "RunInUse": "store",
+    "RunStore": "store",
+    "recognize_run_file": "store",
+    "scores_by_question": "store",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -195,11 +195,6 @@ class RunStore:
         with self._lock:
             return {r[0] for r in self.conn.execute("SELECT question_id FROM answers")}
 
-    def error_ids(self) -> set[str]:
-        """Ids of questions whose recorded answer is an error (the system gave no answer)."""
-        with self._lock:
-            return {r[0] for r in self.conn.execute("SELECT question_id FROM answers WHERE status = 'error'")}
-
     def add_answer(self, answer: Answer, *, replace: bool = False) -> bool:
         """Record an answer in its own transaction; False when the question already had one (and not `replace`).
 

@@ -1,27 +1,27 @@
-"""Statistics: Bradley-Terry with bootstrap intervals, its simulation, agreement, ANOVA, Hotelling's T^2, bootstrap."""
+"""Statistics: Bradley-Terry with bootstrap intervals, its simulation, agreement, ANOVA, Hotelling's T^2, bootstrap.
 
-from biarena.stats.agreement import Agreement, agreed_subset_accuracy, agreement, kappa
-from biarena.stats.anova import Anova, anova_by_group
-from biarena.stats.bootstrap import Interval, PairedDifference, mean_interval, paired_bootstrap
-from biarena.stats.bradley_terry import BradleyTerry, fit_bradley_terry
-from biarena.stats.hotelling import Hotelling, hotelling_paired
-from biarena.stats.simulation import Simulation, simulate_votes
+Each name is imported from its module when first used, so a command that needs one statistic loads only its module.
+"""
 
-__all__ = [
-    "Agreement",
-    "Anova",
-    "BradleyTerry",
-    "Hotelling",
-    "Interval",
-    "PairedDifference",
-    "Simulation",
-    "agreed_subset_accuracy",
-    "agreement",
-    "anova_by_group",
-    "fit_bradley_terry",
-    "hotelling_paired",
-    "kappa",
-    "mean_interval",
-    "paired_bootstrap",
-    "simulate_votes",
-]
+from biarena.lazy_exports import lazy_exports
+
+_EXPORTS = {
+    "Agreement": "agreement",
+    "agreed_subset_accuracy": "agreement",
+    "agreement": "agreement",
+    "kappa": "agreement",
+    "Anova": "anova",
+    "anova_by_group": "anova",
+    "Interval": "bootstrap",
+    "PairedDifference": "bootstrap",
+    "mean_interval": "bootstrap",
+    "paired_bootstrap": "bootstrap",
+    "BradleyTerry": "bradley_terry",
+    "fit_bradley_terry": "bradley_terry",
+    "Hotelling": "hotelling",
+    "hotelling_paired": "hotelling",
+    "Simulation": "simulation",
+    "simulate_votes": "simulation",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -5,7 +5,7 @@ from datetime import datetime
 
 from biarena.db import Database, SqlProblem
 from biarena.generate.roles import Roles
-from biarena.generate.templates import CATEGORIES, TEMPLATES, Context, Draft
+from biarena.generate.templates import CATEGORIES, TEMPLATES, Context, TemplateDraft
 from biarena.records import Question
 
 
@@ -31,7 +31,7 @@ def latest_time(db: Database, roles: Roles) -> datetime | None:
     return latest
 
 
-def draft_is_sound(db: Database, draft: Draft, now: datetime | None) -> bool:
+def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> bool:
     """True when the gold returns rows with values and, for top-k questions, no tie at the cut."""
     try:
         result = db.execute(draft.sql, now=now)

@@ -23,7 +23,7 @@ CATEGORIES = (
 
 
 @dataclass(frozen=True)
-class Draft:
+class TemplateDraft:
     """A candidate question: its wording per language, gold SQL, and how to check it."""
 
     category: str
@@ -118,7 +118,7 @@ def _combos(ctx: Context, joined: bool | None = False) -> list[tuple[Fact, Metri
     return out
 
 
-def filtering(ctx: Context) -> list[Draft]:
+def filtering(ctx: Context) -> list[TemplateDraft]:
     """Filter by one or two values of a dimension."""
     drafts = []
     for i, (fact, metric, aggregation, dim) in enumerate(_combos(ctx)):
@@ -139,11 +139,11 @@ def filtering(ctx: Context) -> list[Draft]:
                 "zh": zh(dw["zh"], str(value), "的", words["zh"], "是多少？"),
             }
             where = f"{ref} = {sql_literal(value)}"
-        drafts.append(Draft("filtering", texts, f"SELECT {expr} FROM {source} WHERE {where}", tables))
+        drafts.append(TemplateDraft("filtering", texts, f"SELECT {expr} FROM {source} WHERE {where}", tables))
     return drafts
 
 
-def aggregation(ctx: Context) -> list[Draft]:
+def aggregation(ctx: Context) -> list[TemplateDraft]:
     """Aggregate a metric per value of a dimension."""
     drafts = []
     for fact, metric, agg, dim in _combos(ctx):
@@ -152,11 +152,11 @@ def aggregation(ctx: Context) -> list[Draft]:
         expr = _agg(agg, _metric_ref(fact, metric, qualified))
         texts = {"en": f"Show the {words['en']} per {dw['en']}.", "zh": zh("按", dw["zh"], "统计", words["zh"])}
         sql = f"SELECT {ref}, {expr} AS value FROM {source} GROUP BY {ref}"
-        drafts.append(Draft("aggregation", texts, sql, tables))
+        drafts.append(TemplateDraft("aggregation", texts, sql, tables))
     return drafts
 
 
-def top_bottom(ctx: Context) -> list[Draft]:
+def top_bottom(ctx: Context) -> list[TemplateDraft]:
     """The k values of a dimension with the highest or lowest aggregate."""
     drafts = []
     for i, (fact, metric, agg, dim) in enumerate(_combos(ctx)):
@@ -176,7 +176,7 @@ def top_bottom(ctx: Context) -> list[Draft]:
             f"SELECT {ref}, {expr} AS value FROM {source} GROUP BY {ref} ORDER BY value {'DESC' if highest else 'ASC'}"
         )
         drafts.append(
-            Draft("top_bottom", texts, f"{base} LIMIT {k}", tables, probe_sql=f"{base} LIMIT {k + 1}", limit=k)
+            TemplateDraft("top_bottom", texts, f"{base} LIMIT {k}", tables, probe_sql=f"{base} LIMIT {k + 1}", limit=k)
         )
     return drafts
 
@@ -213,7 +213,7 @@ def _timed(ctx: Context) -> list[tuple[Fact, Metric, str]]:
     return out
 
 
-def time_period(ctx: Context) -> list[Draft]:
+def time_period(ctx: Context) -> list[TemplateDraft]:
     """A metric over a formal or informal time period."""
     drafts = []
     for fact, metric, agg in _timed(ctx):
@@ -226,12 +226,12 @@ def time_period(ctx: Context) -> list[Draft]:
                 "zh": zh(phrase["zh"], "的", words["zh"], "是多少？"),
             }
             sql = f"SELECT {expr} FROM {_q(fact.table)} WHERE {condition}"
-            drafts.append(Draft("time_period", texts, sql, (fact.table,)))
+            drafts.append(TemplateDraft("time_period", texts, sql, (fact.table,)))
     ctx.rng.shuffle(drafts)
     return drafts
 
 
-def comparison(ctx: Context) -> list[Draft]:
+def comparison(ctx: Context) -> list[TemplateDraft]:
     """A metric for two values of a dimension, side by side."""
     drafts = []
     for fact, metric, agg, dim in _combos(ctx):
@@ -251,11 +251,11 @@ def comparison(ctx: Context) -> list[Draft]:
             f"second AS (SELECT {expr} AS value FROM {source} WHERE {ref} = {sql_literal(b)}) "
             f"SELECT first.value AS value_1, second.value AS value_2 FROM first, second"
         )
-        drafts.append(Draft("comparison", texts, sql, tables))
+        drafts.append(TemplateDraft("comparison", texts, sql, tables))
     return drafts
 
 
-def trend(ctx: Context) -> list[Draft]:
+def trend(ctx: Context) -> list[TemplateDraft]:
     """A metric per day (or per hour today) over a recent period, in time order."""
     drafts = []
     for i, (fact, metric, agg) in enumerate(_timed(ctx)):
@@ -279,11 +279,11 @@ def trend(ctx: Context) -> list[Draft]:
                 f"SELECT date({col}) AS day, {expr} AS value FROM {_q(fact.table)} "
                 f"WHERE {col} >= date('now', '-{n} days') GROUP BY date({col}) ORDER BY day"
             )
-        drafts.append(Draft("trend", texts, sql, (fact.table,)))
+        drafts.append(TemplateDraft("trend", texts, sql, (fact.table,)))
     return drafts
 
 
-def trend_comparison(ctx: Context) -> list[Draft]:
+def trend_comparison(ctx: Context) -> list[TemplateDraft]:
     """Daily values of two periods aligned day by day."""
     drafts = []
     monday = "date('now', '-6 days', 'weekday 1')"
@@ -327,11 +327,11 @@ def trend_comparison(ctx: Context) -> list[Draft]:
             "earlier.day AS earlier_day, earlier.value AS earlier_value "
             "FROM recent JOIN earlier ON recent.day_number = earlier.day_number ORDER BY recent.day_number"
         )
-        drafts.append(Draft("trend_comparison", texts, sql, (fact.table,)))
+        drafts.append(TemplateDraft("trend_comparison", texts, sql, (fact.table,)))
     return drafts
 
 
-def multiple_tables(ctx: Context) -> list[Draft]:
+def multiple_tables(ctx: Context) -> list[TemplateDraft]:
     """A metric filtered or grouped by a dimension that lives in another table."""
     drafts = []
     for i, (fact, metric, agg, dim) in enumerate(_combos(ctx, joined=True)):
@@ -351,7 +351,7 @@ def multiple_tables(ctx: Context) -> list[Draft]:
                 "zh": zh(dw["zh"], "为", str(value), "时的", words["zh"], "是多少？"),
             }
             sql = f"SELECT {expr} FROM {source} WHERE {ref} = {sql_literal(value)}"
-        drafts.append(Draft("multiple_tables", texts, sql, tables))
+        drafts.append(TemplateDraft("multiple_tables", texts, sql, tables))
     return drafts
 
 
@@ -366,7 +366,7 @@ def _threshold(ctx: Context, fact: Fact, metric: Metric) -> float | None:
     return round(float(value), 2)
 
 
-def _share_above(ctx: Context) -> list[Draft]:
+def _share_above(ctx: Context) -> list[TemplateDraft]:
     """Share of records whose metric is above a threshold, overall or for one value."""
     drafts = []
     for fact, metric, agg, dim in _combos(ctx, joined=False):
@@ -395,11 +395,11 @@ def _share_above(ctx: Context) -> list[Draft]:
             f"SELECT 100.0 * SUM(CASE WHEN {col} > {limit} THEN 1 ELSE 0 END) / COUNT(*) AS percentage "
             f"FROM {_q(fact.table)} WHERE {_q(dim.column)} = {sql_literal(value)}"
         )
-        drafts.append(Draft("percentage", texts, sql, (fact.table,)))
+        drafts.append(TemplateDraft("percentage", texts, sql, (fact.table,)))
     return drafts
 
 
-def percentage(ctx: Context) -> list[Draft]:
+def percentage(ctx: Context) -> list[TemplateDraft]:
     """The share of a summable metric by dimension or of one value, or of records above a threshold."""
     drafts = _share_above(ctx)
     combos = [c for c in _combos(ctx, joined=None) if c[2] in ("sum", "count")]
@@ -422,12 +422,12 @@ def percentage(ctx: Context) -> list[Draft]:
                 "zh": zh("每个", dw["zh"], "占总", name.get("zh", name["en"]), "的百分比"),
             }
             sql = f"SELECT {ref}, 100.0 * {expr} / {total} AS percentage FROM {source} GROUP BY {ref}"
-        drafts.append(Draft("percentage", texts, sql, tables))
+        drafts.append(TemplateDraft("percentage", texts, sql, tables))
     ctx.rng.shuffle(drafts)
     return drafts
 
 
-def language(ctx: Context) -> list[Draft]:
+def language(ctx: Context) -> list[TemplateDraft]:
     """Code meanings from mapping tables, and questions mixing Chinese with English abbreviations."""
     drafts = []
     for mapping in ctx.roles.mappings:
@@ -446,7 +446,7 @@ def language(ctx: Context) -> list[Draft]:
                     else {lang: zh(mapping.names.get(lang, mapping.names["en"]), str(code), "是什么意思？")}
                 )
                 sql = f"SELECT {_q(column)} FROM {_q(mapping.table)} WHERE {_q(mapping.code)} = {sql_literal(code)}"
-                drafts.append(Draft("language", texts, sql, (mapping.table,)))
+                drafts.append(TemplateDraft("language", texts, sql, (mapping.table,)))
     for fact in ctx.roles.facts:
         for metric in fact.metrics:
             # Mixed questions: an English term (CTR, CPU utilisation) inside a Chinese sentence.
@@ -455,12 +455,12 @@ def language(ctx: Context) -> list[Draft]:
                 word = AGGREGATION_WORDS[agg]
                 texts = {"en": f"What is the {word['en']} {english}?", "zh": zh(word["zh"], english, "是多少")}
                 sql = f"SELECT {_agg(agg, _q(metric.column))} FROM {_q(fact.table)}"
-                drafts.append(Draft("language", texts, sql, (fact.table,)))
+                drafts.append(TemplateDraft("language", texts, sql, (fact.table,)))
     ctx.rng.shuffle(drafts)
     return drafts
 
 
-TEMPLATES: dict[str, Callable[[Context], list[Draft]]] = {
+TEMPLATES: dict[str, Callable[[Context], list[TemplateDraft]]] = {
     "filtering": filtering,
     "aggregation": aggregation,
     "top_bottom": top_bottom,

@@ -11,8 +11,8 @@ from biarena.generate.bibench_questions.categories import CATEGORIES, COMPLEXITI
 from biarena.generate.bibench_questions.identifiers import named_identifier
 from biarena.generate.bibench_questions.pipeline import (
     PROMPTS_HASH,
-    Draft,
     GenerationResult,
+    PipelineDraft,
     QuestionPipeline,
     Say,
     normalized,
@@ -137,7 +137,7 @@ def generate_template_questions(
         identifiers = [*db.tables(), *(c for t in db.tables() for c in db.sample_rows(t, 1).columns)]
         schema = describe_schema(db, sample_rows=0)
         dialect = db.dialect
-    drafts: list[Draft] = []
+    drafts: list[PipelineDraft] = []
     kept: list[Question] = []
     seen: dict[str, str] = {}
     duplicates = named = 0
@@ -146,7 +146,7 @@ def generate_template_questions(
         cell = question.labels[0].removeprefix("bis:")
         counts = cells.setdefault(cell, {"asked": per_category * len(languages), "generated": 0, "kept": 0})
         counts["generated"] += 1
-        draft = Draft(question.id, question.text, cell, "", checks={"gold_sql": question.gold_sql})
+        draft = PipelineDraft(question.id, question.text, cell, "", checks={"gold_sql": question.gold_sql})
         drafts.append(draft)
         norm = normalized(question.text)
         identifier = named_identifier(question.text, identifiers)

@@ -97,7 +97,7 @@ class StepCount:
 
 
 @dataclass
-class Draft:
+class PipelineDraft:
     """One generated question on its way through the steps, with everything the checks said about it."""
 
     id: str
@@ -128,7 +128,7 @@ class GenerationResult:
     """The questions a generation kept, every draft with its checks, the counts, and whether it finished."""
 
     questions: list[Question]
-    drafts: list[Draft]
+    drafts: list[PipelineDraft]
     pipeline: dict[str, Any]
     stopped: str | None = None
 
@@ -192,7 +192,7 @@ class QuestionPipeline:
 
     def run(self, cells: list[tuple[str, str]], per_cell: int, domain: str | None = None) -> GenerationResult:
         """Generate `per_cell` questions for each (category, complexity) cell and check each one."""
-        drafts: list[Draft] = []
+        drafts: list[PipelineDraft] = []
         stopped = None
         seen: dict[str, str] = {}
         per_cell_counts: dict[str, dict[str, int]] = {}
@@ -207,7 +207,7 @@ class QuestionPipeline:
                 if texts:
                     self.say(f"{cell}: {len(texts)} of {per_cell} generated, checking them")
                 for index, text in enumerate(texts):
-                    draft = Draft(f"{self.database}/{cell}/{index:02d}", text, category, complexity)
+                    draft = PipelineDraft(f"{self.database}/{cell}/{index:02d}", text, category, complexity)
                     drafts.append(draft)
                     self._check(draft, seen)
                     if draft.status == "kept":
@@ -259,7 +259,7 @@ class QuestionPipeline:
         step.kept += len(texts)
         return texts
 
-    def _check(self, draft: Draft, seen: dict[str, str]) -> None:
+    def _check(self, draft: PipelineDraft, seen: dict[str, str]) -> None:
         for step in STEPS[1:]:
             self.counts[step].received += 1
             reason = getattr(self, f"_{step}")(draft, seen)
@@ -270,7 +270,7 @@ class QuestionPipeline:
             self.counts[step].kept += 1
         draft.status = "kept"
 
-    def _distinct(self, draft: Draft, seen: dict[str, str]) -> str | None:
+    def _distinct(self, draft: PipelineDraft, seen: dict[str, str]) -> str | None:
         norm = normalized(draft.text)
         if norm in seen:
             return f"duplicate of {seen[norm]}"
@@ -280,14 +280,14 @@ class QuestionPipeline:
         seen[norm] = draft.id
         return None
 
-    def _no_identifiers(self, draft: Draft, _seen: dict[str, str]) -> str | None:
+    def _no_identifiers(self, draft: PipelineDraft, _seen: dict[str, str]) -> str | None:
         table = named_identifier(draft.text, self.tables)
         if table:
             return f"names table '{table}'"
         column = named_identifier(draft.text, [c for cols in self.columns.values() for c in cols])
         return f"names column '{column}'" if column else None
 
-    def _answerability(self, draft: Draft, _seen: dict[str, str]) -> str | None:
+    def _answerability(self, draft: PipelineDraft, _seen: dict[str, str]) -> str | None:
         prompt = render(PACKAGE, "answerability", question=draft.text)
         answer = self._ask(f"answerability/{text_key(draft.text)}", self.checker, prompt, _ANSWERABILITY, 300)
         if "error" in answer:
@@ -320,7 +320,7 @@ class QuestionPipeline:
                 unknown.append(text)
         return known, unknown
 
-    def _table_identification(self, draft: Draft, _seen: dict[str, str]) -> str | None:
+    def _table_identification(self, draft: PipelineDraft, _seen: dict[str, str]) -> str | None:
         prompt = render(PACKAGE, "tables", question=draft.text)
         answer = self._ask(f"tables/{text_key(draft.text)}", self.model, prompt, _TABLES, 150)
         if "error" in answer:
@@ -331,7 +331,7 @@ class QuestionPipeline:
         draft.checks["tables_identified"] = {"tables": known, **({"not_in_schema": unknown} if unknown else {})}
         return None
 
-    def _table_completeness(self, draft: Draft, _seen: dict[str, str]) -> str | None:
+    def _table_completeness(self, draft: PipelineDraft, _seen: dict[str, str]) -> str | None:
         identified = draft.checks["tables_identified"]["tables"]
         prompt = render(PACKAGE, "completeness", question=draft.text, tables=", ".join(identified) or "(none)")
         key = f"completeness/{text_key(draft.text)}/{text_key(','.join(identified))}"
@@ -357,7 +357,7 @@ class QuestionPipeline:
         draft.checks["tables"] = verified
         return None
 
-    def _question(self, draft: Draft, domain: str | None) -> Question:
+    def _question(self, draft: PipelineDraft, domain: str | None) -> Question:
         return Question(
             id=draft.id,
             text=draft.text,

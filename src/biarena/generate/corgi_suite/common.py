@@ -42,7 +42,7 @@ _NOT_VALUE = ("pct", "percent", "rate", "rank", "position", "age", "rating", "st
 
 
 @dataclass
-class Draft:
+class SuiteDraft:
     """A question before it is numbered: its wording, reference, tables, form and evidence."""
 
     text: str
@@ -110,7 +110,7 @@ def literal(value: Any) -> str:
     return f"'{text}'"
 
 
-def numbered(spec: Spec, database: str, kind: str, drafts: list[Draft], start: int = 0) -> list[Question]:
+def numbered(spec: Spec, database: str, kind: str, drafts: list[SuiteDraft], start: int = 0) -> list[Question]:
     """Questions from drafts, numbered `database/kind/NNN` in order."""
     return [
         Question(

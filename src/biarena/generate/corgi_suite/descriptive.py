@@ -5,7 +5,7 @@ from datetime import date
 from biarena.db import Database
 from biarena.generate.corgi_suite.common import (
     MONTHS,
-    Draft,
+    SuiteDraft,
     data_year,
     day_between,
     dimensions,
@@ -25,12 +25,12 @@ from biarena.records import Question
 from biarena.synth.spec import Rule, Spec
 
 
-def _draft(text: str, sql: str, tables: list[str], form: str) -> Draft:
+def _draft(text: str, sql: str, tables: list[str], form: str) -> SuiteDraft:
     """A descriptive draft: its gold SQL rides in `reference` until the question is made."""
-    return Draft(text, sql, tables, form, {}, ["corgi:vertical-template"])
+    return SuiteDraft(text, sql, tables, form, {}, ["corgi:vertical-template"])
 
 
-def _segments(spec: Spec) -> list[Draft]:
+def _segments(spec: Spec) -> list[SuiteDraft]:
     out = []
     for segment in spec.segments:
         table, column = segment.table, segment.column
@@ -46,7 +46,7 @@ def _segments(spec: Spec) -> list[Draft]:
     return out
 
 
-def _parents(spec: Spec, year: int) -> list[Draft]:
+def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
     out = []
     first, last = date(year, 1, 1), date(year, 12, 31)
     for table, spec_table in spec.tables.items():
@@ -92,7 +92,7 @@ def _parents(spec: Spec, year: int) -> list[Draft]:
     return out
 
 
-def _planted(spec: Spec) -> list[Draft]:
+def _planted(spec: Spec) -> list[SuiteDraft]:
     out = []
     for event in spec.planted:
         stamp = stamp_of(spec, event.table) or ""
@@ -123,7 +123,7 @@ def _column_words(column: str) -> str:
     return " ".join(_COLUMN_WORDS.get(part, part) for part in column.removeprefix("is_").split("_"))
 
 
-def _rule_breakdown(spec: Spec, rule: Rule) -> Draft | None:
+def _rule_breakdown(spec: Spec, rule: Rule) -> SuiteDraft | None:
     """How a rule's non-numeric outcome splits the rows: a flag as a share, other outcomes as a breakdown."""
     column = spec.tables[rule.table].columns[rule.column]
     if column.kind == "foreign" or rule.column.endswith("_id"):
@@ -146,7 +146,7 @@ def _rule_breakdown(spec: Spec, rule: Rule) -> Draft | None:
     )
 
 
-def _rules(spec: Spec) -> list[Draft]:
+def _rules(spec: Spec) -> list[SuiteDraft]:
     out = []
     for rule in operating_rules(spec):
         if rule.column not in metric_columns(spec, rule.table):
@@ -166,7 +166,7 @@ def _rules(spec: Spec) -> list[Draft]:
     return out
 
 
-def _calendar(spec: Spec, year: int) -> list[Draft]:
+def _calendar(spec: Spec, year: int) -> list[SuiteDraft]:
     out = []
     first, last = date(year, 1, 1), date(year, 12, 31)
     for table in fact_tables(spec, 2):
@@ -242,7 +242,7 @@ def _calendar(spec: Spec, year: int) -> list[Draft]:
     return out
 
 
-def _values(spec: Spec, year: int) -> list[Draft]:
+def _values(spec: Spec, year: int) -> list[SuiteDraft]:
     out = []
     first, last = date(year, 1, 1), date(year, 12, 31)
     for table in fact_tables(spec):

@@ -9,7 +9,7 @@ from datetime import date
 
 from biarena.generate.corgi_suite.common import (
     MONTHS,
-    Draft,
+    SuiteDraft,
     article,
     condition_words,
     data_year,
@@ -39,7 +39,7 @@ from biarena.records import Question
 from biarena.synth.spec import Spec
 
 
-def _planted(spec: Spec) -> list[Draft]:
+def _planted(spec: Spec) -> list[SuiteDraft]:
     out = []
     for event in spec.planted:
         direction = "rise" if event.factor >= 1 else "fall"
@@ -53,9 +53,9 @@ def _planted(spec: Spec) -> list[Draft]:
         else:
             text, form = f"Why did {slice_name(spec, event)} {direction} {period(event)}?", "planted-why"
         reference = event.explanation + hidden_evidence(event)
-        out.append(Draft(text, reference, tables, form, evidence, ["corgi:planted"]))
+        out.append(SuiteDraft(text, reference, tables, form, evidence, ["corgi:planted"]))
         out.append(
-            Draft(
+            SuiteDraft(
                 f"What happened around {MONTHS[event.start.month]} {event.start.year} that changed our "
                 f"{slice_name(spec, event)}?",
                 reference,
@@ -68,7 +68,7 @@ def _planted(spec: Spec) -> list[Draft]:
         lift = 1 + (event.factor - 1) * spec.slice_share(event)
         for table in event.propagate:
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Why did {noun(spec, table)} {direction} {period(event)}?",
                     f"They followed the {direction} in {slice_name(spec, event)}: {event.explanation}"
                     + hidden_evidence(event, table, lift),
@@ -82,7 +82,7 @@ def _planted(spec: Spec) -> list[Draft]:
         if event.kind != "shift" and measure:
             less = "more" if event.factor >= 1 else "less"
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Why did {slice_name(spec, event)} bring in {less} revenue {period(event)} than in the weeks "
                     "before?",
                     f"Because there were {'more' if event.factor >= 1 else 'fewer'} of them, not because each was "
@@ -95,7 +95,7 @@ def _planted(spec: Spec) -> list[Draft]:
             )
         if event.kind != "shift" and word_values(spec, event.table, event.column):
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Why did the mix of {noun(spec, event.table)} by {words(event.column)} change {period(event)}?",
                     f"{slice_name(spec, event).capitalize()} {'grew' if event.factor >= 1 else 'shrank'} while the "
                     f"rest held their usual level, so their share {'rose' if event.factor >= 1 else 'fell'}: "
@@ -114,7 +114,7 @@ def _touches(spec: Spec, table: str, month: int) -> bool:
     return any(month in (p.start.month, p.end.month) for p in planted_windows(spec, table))
 
 
-def _seasons(spec: Spec) -> list[Draft]:
+def _seasons(spec: Spec) -> list[SuiteDraft]:
     out = []
     facts = fact_tables(spec)
     year = data_year(spec)
@@ -145,13 +145,13 @@ def _seasons(spec: Spec) -> list[Draft]:
                 text, form = f"What drives the {MONTHS[month]} peak in our {noun(spec, table)}?", "season-peak-why"
             else:
                 text, form = f"Why do our {noun(spec, table)} slow down every {MONTHS[month]}?", "season-dip-why"
-            out.append(Draft(text, claim, [table], form, evidence, ["corgi:seasonal"]))
+            out.append(SuiteDraft(text, claim, [table], form, evidence, ["corgi:seasonal"]))
     for event in spec.seasonality.events:
         for table in facts[:2]:
             first = date(data_year(spec), event.month, event.days[0])
             last = date(data_year(spec), event.month, event.days[1])
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Why do {noun(spec, table)} jump every year around {MONTHS[event.month]} "
                     f"{event.days[0]}-{event.days[1]}?",
                     f"{event.reason or value_words(event.name)}: activity runs at {event.factor:.2f} times the "
@@ -174,7 +174,7 @@ def _seasons(spec: Spec) -> list[Draft]:
             stamp = stamp_of(spec, table) or ""
             direction = "higher" if weekend > 1 else "lower"
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Why are {noun(spec, table)} {direction} on weekends than on weekdays?",
                     f"Weekend activity runs at {weekend:.2f} times the weekday level ({percent(weekend)}), a weekly "
                     "pattern of this business.",
@@ -194,7 +194,7 @@ def _seasons(spec: Spec) -> list[Draft]:
     return out
 
 
-def _trends(spec: Spec) -> list[Draft]:
+def _trends(spec: Spec) -> list[SuiteDraft]:
     out = []
     phases = sorted(spec.seasonality.trend, key=lambda t: t.since)
     if not phases:
@@ -207,7 +207,7 @@ def _trends(spec: Spec) -> list[Draft]:
         evidence = {"kind": "trend", "parameters": parameters, "support_sql": support}
         growth = phases[-1].growth
         out.append(
-            Draft(
+            SuiteDraft(
                 f"Why do we have so many more {noun(spec, table)} now than when we started?",
                 f"Steady growth, not a one-off: {trend_text(spec)}; seasonality moves the months around the trend.",
                 [table],
@@ -219,7 +219,7 @@ def _trends(spec: Spec) -> list[Draft]:
         for month in [m for m in quiet if not _touches(spec, table, m)][number : number + 2]:
             first, last = month_bounds(year - 1, month)
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Why were {noun(spec, table)} {'higher' if growth >= 0 else 'lower'} in {MONTHS[month]} {year} "
                     f"than in {MONTHS[month]} {year - 1}?",
                     f"A year of growth: {trend_text(spec)}. {MONTHS[month]} has no seasonal or planted "
@@ -241,7 +241,7 @@ def _trends(spec: Spec) -> list[Draft]:
             now, before = phases[-1], phases[-2]
             change = "slowed" if now.growth < before.growth else "picked up"
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Why has growth in {noun(spec, table)} {change} since {MONTHS[now.since.month]} {now.since.year}?",
                     f"A change of trend: {now.reason or 'the market changed'}; growth went from about "
                     f"{before.growth * 100:+.0f}% to {now.growth * 100:+.0f}% a year from {now.since.isoformat()}.",
@@ -254,7 +254,7 @@ def _trends(spec: Spec) -> list[Draft]:
     return out
 
 
-def _segments(spec: Spec) -> list[Draft]:
+def _segments(spec: Spec) -> list[SuiteDraft]:
     out = []
     for link in weighted_links(spec):
         table, name, parent, key, by, weights = link.table, link.column, link.parent, link.key, link.by, link.weights
@@ -270,7 +270,7 @@ def _segments(spec: Spec) -> list[Draft]:
             ],
         }
         out.append(
-            Draft(
+            SuiteDraft(
                 f"Why do {value_words(top)} {noun(spec, parent)} account for a larger share of {noun(spec, table)} "
                 f"than of {noun(spec, parent)}?",
                 f"Behaviour differs by {words(by)}: {many} {words(parent)} generates "
@@ -282,7 +282,7 @@ def _segments(spec: Spec) -> list[Draft]:
             )
         )
         out.append(
-            Draft(
+            SuiteDraft(
                 f"Why do a few of our {noun(spec, parent)} seem to produce most of our {noun(spec, table)}?",
                 f"They are mostly {value_words(top)} {noun(spec, parent)}: each generates about "
                 f"{times} (relative rates: {rates}).",
@@ -299,7 +299,7 @@ MATCH_TENDENCY = 0.99
 """A key match at this share or above keeps keys consistent; only a lower share is a tendency worth a question."""
 
 
-def _relations(spec: Spec) -> list[Draft]:
+def _relations(spec: Spec) -> list[SuiteDraft]:
     """Consequences of relational rules: matched parents, lifecycle conditions, ranges by category."""
     out = []
     for table, spec_table in spec.tables.items():
@@ -332,7 +332,7 @@ def _relations(spec: Spec) -> list[Draft]:
                         "over."
                     )
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         asked,
                         told,
                         [table, parent, other],
@@ -352,7 +352,7 @@ def _relations(spec: Spec) -> list[Draft]:
             if column.kind == "foreign" and column.ref and column.where:
                 parent, key = column.ref.split(".")
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         f"Why do some {noun(spec, parent)} never get any {noun(spec, table)}?",
                         f"Only some {noun(spec, parent)} can have {noun(spec, table)}: the business records "
                         f"{noun(spec, table)} only for {noun(spec, parent)} where {condition_words(column.where)}; "
@@ -376,7 +376,7 @@ def _relations(spec: Spec) -> list[Draft]:
                 bounds = column.ranges["values"]
                 ordered = sorted(bounds, key=lambda v: bounds[v][0])
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         f"Why does {words(name)} differ so much between {value_words(ordered[0])} and "
                         f"{value_words(ordered[-1])} {noun(spec, table)}?",
                         f"{words(name).capitalize()} follows the {words(by)}: each {words(by)} has its own range ("
@@ -398,7 +398,7 @@ def _relations(spec: Spec) -> list[Draft]:
         if not rule.description or not is_value(spec, rule.table, rule.column) or is_definition(rule):
             continue
         out.append(
-            Draft(
+            SuiteDraft(
                 f"Why does the {words(rule.column)} differ between our {noun(spec, rule.table)}?",
                 f"A business rule sets it ({value_words(rule.name)}), and the data follow it on every row; the "
                 "policy is stated in the business description.",

@@ -12,7 +12,7 @@ from typing import Any
 from biarena.db import Database
 from biarena.generate.corgi_suite.common import (
     MONTHS,
-    Draft,
+    SuiteDraft,
     day_between,
     dimensions,
     last_year,
@@ -96,7 +96,7 @@ def _about(expected: float, tolerance: float = TOLERANCE) -> str:
     return f"About {expected:,.0f} (tolerance ±{tolerance * 100:.0f}%)."
 
 
-def _totals(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
+def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraft]:
     """Counts and values for coming months, the next quarter and the next year."""
     out = []
     things = noun(spec, table)
@@ -105,7 +105,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
         first, last = month_bounds(year, month)
         expected, evidence = _count(spec, table, base, first, last)
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How many {things} should we expect in {MONTHS[month]} {year}?",
                 f"{_about(expected)} Trend times season: over the last twelve months the business ran at "
                 f"{base:.1f} {things} per weighted day; {trend_text(spec)}; {MONTHS[month]} {year}'s days weigh "
@@ -120,7 +120,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
     first, last = month_bounds(year, quarter * 3 + 1)[0], month_bounds(year, quarter * 3 + 3)[1]
     expected, evidence = _count(spec, table, base, first, last)
     out.append(
-        Draft(
+        SuiteDraft(
             f"How many {things} should we plan for in the {('first', 'second', 'third', 'fourth')[quarter]} quarter "
             f"of {year}?",
             f"{_about(expected)} The last year's rate ({base:.1f} per weighted day) carried forward on the trend "
@@ -133,7 +133,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
     first, last = date(year, 1, 1), date(year, 12, 31)
     expected, evidence = _count(spec, table, base, first, last)
     out.append(
-        Draft(
+        SuiteDraft(
             f"How many {things} should we expect over {year} as a whole?",
             f"{_about(expected)} The last year's rate carried through {year}: {trend_text(spec)}; seasons and "
             "recurring events shift volume between months but not the year's total.",
@@ -153,7 +153,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
         first, last = month_bounds(year, month)
         expected, evidence = _count(spec, table, base, first, last)
         out.append(
-            Draft(
+            SuiteDraft(
                 f"What total {measure_words(measure)} should we expect from {things} in {MONTHS[month]} {year}?",
                 f"About {expected * average:,.0f}: about {expected:,.0f} {things} times the recent average "
                 f"{measure_words(measure)} of {average:,.2f} (tolerance ±{TOLERANCE * 100:.0f}%).",
@@ -169,7 +169,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
         )
         column = spec.tables[table].columns[measure]
         out.append(
-            Draft(
+            SuiteDraft(
                 f"What average {measure_words(measure)} per {things.removesuffix('s')} should we plan on for "
                 f"{MONTHS[month]} {year}?",
                 f"About {average:,.2f} (tolerance ±5%): the amounts do not follow the seasons, so the last year's "
@@ -189,7 +189,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
     return out
 
 
-def _growth(spec: Spec, table: str, base: float) -> list[Draft]:
+def _growth(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
     """Year-on-year change, the coming year's peak and quietest month, the weekend share."""
     out = []
     things = noun(spec, table)
@@ -198,7 +198,7 @@ def _growth(spec: Spec, table: str, base: float) -> list[Draft]:
     before = weight_of(spec, date(year - 1, 1, 1), date(year - 1, 12, 31))
     parameters = {"seasonality": seasonal_parameters(spec), "rate_per_weighted_day": round(base, 4)}
     out.append(
-        Draft(
+        SuiteDraft(
             f"By how much should our {things} grow in {year} compared with {year - 1}?",
             f"About {percent(this / before)} over the year (tolerance ±3 points): {trend_text(spec)}.",
             [table],
@@ -217,7 +217,7 @@ def _growth(spec: Spec, table: str, base: float) -> list[Draft]:
     for pick, word, form in ((max, "busiest", "forecast-peak-month"), (min, "quietest", "forecast-quiet-month")):
         month = pick(weights, key=weights.get)
         out.append(
-            Draft(
+            SuiteDraft(
                 f"Which month of {year} should be our {word} for {things}?",
                 f"{MONTHS[month]}, with about {base * weights[month]:,.0f} {things}: the seasonal level of "
                 f"{MONTHS[month]} on top of the trend; {trend_text(spec)}.",
@@ -237,7 +237,7 @@ def _growth(spec: Spec, table: str, base: float) -> list[Draft]:
     weight = density(span, spec.seasonality)
     weekend = float(sum(w for d, w in zip(span, weight, strict=True) if d.weekday() >= 5) / weight.sum())
     out.append(
-        Draft(
+        SuiteDraft(
             f"What share of our {things} in {MONTHS[month]} {next_year} should fall on weekends?",
             f"About {weekend * 100:.1f}% (tolerance ±3 points): the month's weekend days weighted by the weekend "
             "level against its weekdays.",
@@ -258,7 +258,7 @@ def _growth(spec: Spec, table: str, base: float) -> list[Draft]:
     first, last = month_bounds(year_ahead, month)
     ratio = weight_of(spec, first, last) / weight_of(spec, *month_bounds(year_ahead - 1, month))
     out.append(
-        Draft(
+        SuiteDraft(
             f"How much higher than a year earlier should our {things} be in {MONTHS[month]} {year_ahead}?",
             f"About {percent(ratio)} (tolerance ±5 points): a year of growth; {trend_text(spec)}; the month's "
             "seasonal level is the same both years.",
@@ -278,7 +278,7 @@ def _growth(spec: Spec, table: str, base: float) -> list[Draft]:
     return out
 
 
-def _slices(spec: Spec, table: str, base: float) -> list[Draft]:
+def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
     """Counts of a slice of the table: a category value, or the rows of a segment of a parent."""
     out = []
     things = noun(spec, table)
@@ -298,7 +298,7 @@ def _slices(spec: Spec, table: str, base: float) -> list[Draft]:
             naive_sql=_naive(spec, table, first, last, where=f"{q(dim)} = {literal(value)}"),
         )
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How many {value_words(value)} {things} should we expect in {MONTHS[month]} {year}?",
                 f"{_about(expected)} The month's expected {things} times the usual share of {value_words(value)} "
                 f"among them ({share * 100:.1f} in 100).",
@@ -309,7 +309,7 @@ def _slices(spec: Spec, table: str, base: float) -> list[Draft]:
         )
         low = min(generating, key=generating.get)
         out.append(
-            Draft(
+            SuiteDraft(
                 f"What share of our {things} in {MONTHS[month]} {year} should "
                 + (f"be {value_words(low)}?" if dim == "status" else f"have {value_words(low)} as their {words(dim)}?"),
                 f"About {generating[low] * 100:.1f}% (tolerance ±3 points): the usual mix holds; no planned change "
@@ -346,7 +346,7 @@ def _slices(spec: Spec, table: str, base: float) -> list[Draft]:
         )
         evidence["parameters"] |= {"weights": weights, "population": population}
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How many {things} should we expect from {value_words(top)} {noun(spec, parent)} in "
                 f"{MONTHS[month]} {year}?",
                 f"{_about(expected)} {value_words(top).capitalize()} {noun(spec, parent)} are "
@@ -360,7 +360,7 @@ def _slices(spec: Spec, table: str, base: float) -> list[Draft]:
     return out
 
 
-def _events(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
+def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraft]:
     """Recurring events next year, and planted slices back at their usual level."""
     out = []
     things = noun(spec, table)
@@ -370,7 +370,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
         expected, evidence = _count(spec, table, base, first, last)
         evidence["parameters"] |= {"event": event.model_dump(mode="json")}
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How many {things} should we expect over {MONTHS[event.month]} {event.days[0]}-{event.days[1]}, "
                 f"{year} ({event.reason or value_words(event.name)})?",
                 f"{_about(expected)} Those days run at {event.factor:.2f} times their usual level "
@@ -382,7 +382,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
         )
         if table == fact_tables(spec, 1)[0]:
             out.append(
-                Draft(
+                SuiteDraft(
                     f"How much busier than usual will {things} be around {MONTHS[event.month]} "
                     f"{event.days[0]}-{event.days[1]} next year?",
                     f"About {percent(event.factor)} on those days (tolerance ±5 points), as every year "
@@ -421,7 +421,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
         )
         evidence["parameters"] |= {"planted": event.name, "window": [event.start.isoformat(), event.end.isoformat()]}
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How many {slice_name(spec, event)} should we expect in {MONTHS[month]} {year}, now that the "
                 f"{'rise' if event.factor >= 1 else 'fall'} seen {period(event)} is over?",
                 f"{_about(expected)} The change ended with its window, so {slice_name(spec, event)} return to "
@@ -442,7 +442,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
         first, last = month_bounds(year, month)
         expected, evidence = _count(spec, table, base, first, last)
         out.append(
-            Draft(
+            SuiteDraft(
                 f"What will the {words(column)} on our {things} come to in {MONTHS[month]} {year}?",
                 f"About {expected * average:,.0f} (tolerance ±{TOLERANCE * 100:.0f}%): about {expected:,.0f} "
                 f"{things}, and the rule that sets the {words(column)} gives {average:,.2f} per row on average.",
@@ -461,7 +461,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[Draft]:
 
 def predictive(spec: Spec, db: Database, database: str) -> list[Question]:
     """Forecasts of counts, values, shares and timing, from the simulator's rate, trend and seasons."""
-    drafts: list[Draft] = []
+    drafts: list[SuiteDraft] = []
     for number, table in enumerate(fact_tables(spec)):
         base = rate(spec, db, table)
         drafts += _totals(spec, db, table, base)

@@ -10,7 +10,7 @@ from datetime import date
 from biarena.db import Database
 from biarena.generate.corgi_suite.common import (
     MONTHS,
-    Draft,
+    SuiteDraft,
     day_between,
     dimensions,
     hidden_evidence,
@@ -44,7 +44,7 @@ _OUTCOMES = ("status", "result", "outcome", "state")
 """Category columns that record what happened to a row, not a lever a business can pull."""
 
 
-def _timing(spec: Spec) -> list[Draft]:
+def _timing(spec: Spec) -> list[SuiteDraft]:
     out = []
     months = spec.seasonality.months
     reasons = spec.seasonality.reasons
@@ -60,7 +60,7 @@ def _timing(spec: Spec) -> list[Draft]:
         if months:
             low, high = min(months, key=months.get), max(months, key=months.get)
             out.append(
-                Draft(
+                SuiteDraft(
                     f"When should we run a promotion to lift {things} in our slowest period?",
                     f"In {MONTHS[low]}, the weakest month ({percent(months[low])}, {reasons.get(low, 'seasonal')}), "
                     "to fill the seasonal trough.",
@@ -70,7 +70,7 @@ def _timing(spec: Spec) -> list[Draft]:
                 )
             )
             out.append(
-                Draft(
+                SuiteDraft(
                     f"When should we add capacity or staff to handle {things}?",
                     f"Before {MONTHS[high]}, the peak month ({percent(months[high])}, {reasons.get(high, 'seasonal')})"
                     + "".join(
@@ -87,7 +87,7 @@ def _timing(spec: Spec) -> list[Draft]:
             if number == 0:
                 ahead = MONTHS[high - 1 if high > 1 else 12]
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         f"When should we launch a campaign to reach the most people with our {things}?",
                         f"In {ahead}, just before the {MONTHS[high]} peak ({percent(months[high])}, "
                         f"{reasons.get(high, 'seasonal')}), so the campaign rides the season's rising demand.",
@@ -97,7 +97,7 @@ def _timing(spec: Spec) -> list[Draft]:
                     )
                 )
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         f"Where can we save on running costs for {things} during the year's quietest stretch?",
                         f"Scale capacity down in {MONTHS[low]} ({percent(months[low])}, "
                         f"{reasons.get(low, 'seasonal')})"
@@ -115,7 +115,7 @@ def _timing(spec: Spec) -> list[Draft]:
             busier, quieter = ("weekends", "weekdays") if weekend > 1 else ("weekdays", "weekends")
             days_evidence = evidence | {"parameters": {"weekend": weekend}}
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Should we schedule more support for {things} on weekends or on weekdays?",
                     f"On {busier}: weekend activity runs at {weekend:.2f} times the weekday level "
                     f"({percent(weekend)}).",
@@ -126,7 +126,7 @@ def _timing(spec: Spec) -> list[Draft]:
             )
             if number == 0:
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         f"Should we run discounts on {things} on weekends or on weekdays?",
                         f"On {quieter}, the quieter days (weekend activity is {weekend:.2f} times the weekday level, "
                         f"{percent(weekend)}), where spare capacity costs least to fill.",
@@ -138,7 +138,7 @@ def _timing(spec: Spec) -> list[Draft]:
     for event in spec.seasonality.events:
         table = fact_tables(spec, 1)[0]
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How should we prepare for {event.reason or value_words(event.name)} next year?",
                 f"Plan for {noun(spec, table)} at about {percent(event.factor)} on their usual level from "
                 f"{MONTHS[event.month]} {event.days[0]} to {event.days[1]}, on top of the trend ({trend_text(spec)}), "
@@ -155,7 +155,7 @@ def _timing(spec: Spec) -> list[Draft]:
     return out
 
 
-def _growth(spec: Spec, db: Database) -> list[Draft]:
+def _growth(spec: Spec, db: Database) -> list[SuiteDraft]:
     out = []
     year = next_months(spec, 1)[0][0]
     ratio = weight_of(spec, date(year, 1, 1), date(year, 12, 31)) / weight_of(
@@ -170,7 +170,7 @@ def _growth(spec: Spec, db: Database) -> list[Draft]:
         parameters = {"seasonality": seasonal_parameters(spec), "rate_per_weighted_day": round(base, 4)}
         support = [monthly_sql(spec, table, spec.start, last)]
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How many {things} a month should we be ready to handle at next year's peak?",
                 f"About {base * weights[peak]:,.0f} in {MONTHS[peak]} {year}, the busiest month (the average month "
                 f"brings about {base * sum(weights.values()) / 12:,.0f}); {trend_text(spec)}.",
@@ -190,7 +190,7 @@ def _growth(spec: Spec, db: Database) -> list[Draft]:
             total = sum(quarter.values()) or 1.0
             split = ", ".join(f"{MONTHS[m]} {w / total * 100:.0f} in 100" for (_, m), w in quarter.items())
             out.append(
-                Draft(
+                SuiteDraft(
                     f"How should we split next quarter's marketing budget for {things} across its months?",
                     f"In proportion to expected demand: {split}, following the seasonal level of each month and the "
                     "trend; more than an even split goes to the stronger months.",
@@ -200,7 +200,7 @@ def _growth(spec: Spec, db: Database) -> list[Draft]:
                 )
             )
         out.append(
-            Draft(
+            SuiteDraft(
                 f"How much should we grow our capacity for {noun(spec, table)} next year?",
                 f"By about {percent(ratio)} over {year - 1}: {trend_text(spec)}; plan the extra capacity for the "
                 "seasonal peaks rather than spread evenly.",
@@ -217,7 +217,7 @@ def _growth(spec: Spec, db: Database) -> list[Draft]:
     return out
 
 
-def _segments(spec: Spec, db: Database) -> list[Draft]:
+def _segments(spec: Spec, db: Database) -> list[SuiteDraft]:
     out = []
     first, last = last_year(spec)
     for table in fact_tables(spec):
@@ -246,7 +246,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
                 "support_sql": [sql],
             }
             out.append(
-                Draft(
+                SuiteDraft(
                     f"Which {words(dim)} should we prioritise to grow {label}?",
                     f"{value_words(rows[0][0])}: it brought the most over the last twelve months "
                     f"({rows[0][1]:,.0f}, against {rows[-1][1]:,.0f} for {value_words(rows[-1][0])}, the least).",
@@ -262,7 +262,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
                 )
                 rows = db.execute(average).rows
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         f"Which {words(dim)} is worth the most to us per {one}, and should we steer more business "
                         "there?",
                         f"{value_words(rows[0][0])} has the highest average {measure_words(measure)} "
@@ -290,7 +290,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
                 if len(rows) < 2:
                     continue
                 out.append(
-                    Draft(
+                    SuiteDraft(
                         f"Which {words(parent)} {words(dim) if dim != 'name' else ''}".rstrip()
                         + f" should we invest in to grow {label}?",
                         f"{value_words(rows[0][0])}: it brought the most over the last twelve months "
@@ -322,7 +322,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
             ],
         }
         out.append(
-            Draft(
+            SuiteDraft(
                 f"Which {words(parent)} {words(by)} should we focus retention on to protect {noun(spec, table)}?",
                 f"{top}: each {top} {words(parent)} generates the most {noun(spec, table)} (relative rates: {rates}).",
                 [table, parent],
@@ -331,7 +331,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
             )
         )
         out.append(
-            Draft(
+            SuiteDraft(
                 f"What kind of {noun(spec, parent)} should our acquisition campaigns target to grow "
                 f"{noun(spec, table)}?",
                 f"{top} {noun(spec, parent)}: one of them brings as many {noun(spec, table)} as "
@@ -347,7 +347,7 @@ def _segments(spec: Spec, db: Database) -> list[Draft]:
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 
 
-def _policies(spec: Spec, db: Database) -> list[Draft]:
+def _policies(spec: Spec, db: Database) -> list[SuiteDraft]:
     out = []
     first, last = last_year(spec)
     for rule in operating_rules(spec):
@@ -373,7 +373,7 @@ def _policies(spec: Spec, db: Database) -> list[Draft]:
             parts.append(f"{label}: {n:,} ({n / everyone * 100:.0f} in 100{money})")
         when = "in the last twelve months" if stamp else "in all"
         out.append(
-            Draft(
+            SuiteDraft(
                 f"Should we keep our {value_words(rule.name)} policy as it is?",
                 f"Weigh what each branch of it touches {when} ({'; '.join(parts)}): keep it where the branch brings "
                 "more than it costs, and test a change on one branch first rather than everywhere at once.",
@@ -390,7 +390,7 @@ def _policies(spec: Spec, db: Database) -> list[Draft]:
     return out
 
 
-def _planted(spec: Spec) -> list[Draft]:
+def _planted(spec: Spec) -> list[SuiteDraft]:
     out = []
     for event in spec.planted:
         evidence = planted_evidence(spec, event)
@@ -404,9 +404,9 @@ def _planted(spec: Spec) -> list[Draft]:
         else:
             text = f"How can we sustain the rise in {slice_name(spec, event)} seen {period(event)}?"
             ref, form = f"Build on what caused it. {event.explanation}", "planted-sustain"
-        out.append(Draft(text, ref + hidden_evidence(event), tables, form, evidence))
+        out.append(SuiteDraft(text, ref + hidden_evidence(event), tables, form, evidence))
         out.append(
-            Draft(
+            SuiteDraft(
                 f"What should we watch so that a change like the one in {slice_name(spec, event)} {period(event)} "
                 "does not take us by surprise again?",
                 f"Watch the records of what caused it ({noun(spec, str(event.cause['table']))}) and the weekly "

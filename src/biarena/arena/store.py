@@ -1,4 +1,4 @@
-"""ArenaStore: the arena's SQLite file (WAL) of users, sessions, comparisons, votes and submitted systems."""
+"""ArenaStore: the arena's SQLite file (WAL) of users, sessions, sign-in forms and failures, votes and systems."""
 
 import hashlib
 import secrets
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from biarena.arena.sign_in_limit import SignInLimit, retry_seconds, wait_message
 from biarena.errors import BiarenaError, FormatError, NotFoundError, UsageError
 from biarena.sqlite_migrations import migrate
 
@@ -71,7 +72,30 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX votes_by_day ON votes (user_id, day);
     """,
+    # Sign-in forms, each a server-side pre-session whose CSRF token works once; failed sign-ins counted per
+    # client address and per token prefix, each count living until its window ends.
+    """
+    CREATE TABLE login_forms (
+        id INTEGER PRIMARY KEY,
+        id_hash TEXT NOT NULL UNIQUE,
+        csrf_hash TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    );
+    CREATE INDEX login_forms_expiry ON login_forms (expires_at);
+    CREATE TABLE sign_in_failures (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        failures INTEGER NOT NULL,
+        window_ends TEXT NOT NULL
+    );
+    CREATE INDEX sign_in_failures_expiry ON sign_in_failures (window_ends);
+    """,
 ]
+
+MAX_LOGIN_FORMS = 50_000
+"""Open sign-in forms kept at most: a flood of sign-in page views evicts the oldest rather than filling the disk."""
+MAX_FAILURE_KEYS = 100_000
+"""Failure counts kept at most (each expires with its window; beyond this the oldest are forgotten)."""
 
 _MAGIC = "biarena-arena"
 
@@ -82,6 +106,16 @@ class ArenaRefusal(BiarenaError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class SignInThrottled(ArenaRefusal):
+    """Sign-in held back: too many failures from one client or with one token prefix; retry after `retry_after` s."""
+
+    def __init__(self, kind: str, failures: int, until: datetime, now: datetime) -> None:
+        self.retry_after = retry_seconds(until, now)
+        super().__init__(wait_message(kind, self.retry_after, now), 429)
+        self.kind = kind
+        self.failures = failures
 
 
 @dataclass(frozen=True)
@@ -211,21 +245,92 @@ class ArenaStore:
         """Every user, oldest first."""
         return [User(*row) for row in self._read("SELECT id, name, role FROM users ORDER BY id")]
 
-    def sign_in(self, token: str) -> tuple[str, Session] | None:
-        """Open a session for the holder of an invite token: (session id for the cookie, session), or None."""
-        rows = self._read("SELECT id, name, role FROM users WHERE token_hash = ?", (hash_secret(token.strip()),))
-        if not rows:
-            return None
-        user = User(*rows[0])
-        session_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        expires = (_now() + timedelta(days=SESSION_DAYS)).isoformat()
+    def sign_in(
+        self, token: str, client: str = "", limit: SignInLimit | None = None
+    ) -> tuple[str, Session] | None:
+        """Open a session for the holder of an invite token: (session id for the cookie, session), or None.
+
+        With `limit`, the check, the lookup and the count of a failure are one transaction, so guesses sent
+        together cannot slip past the limit together. SignInThrottled while the client or the token's prefix
+        has used up its failures, a good token included; a failure counts against both; success clears the
+        client's count.
+        """
+        token = token.strip()
+        keys = limit.keys(client, token) if limit else []
+        now = _now()
         with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute("DELETE FROM sessions WHERE expires_at < ?", (_now().isoformat(),))
+            if limit:
+                self._forget_failures(now)
+                for kind, key in keys:
+                    row = self._conn.execute(
+                        "SELECT failures, window_ends FROM sign_in_failures WHERE key = ?", (key,)
+                    ).fetchone()
+                    if row is not None and row[0] >= limit.failures:
+                        raise SignInThrottled(kind, row[0], datetime.fromisoformat(row[1]), now)
+            found = self._conn.execute(
+                "SELECT id, name, role FROM users WHERE token_hash = ?", (hash_secret(token),)
+            ).fetchone()
+            if found is None:
+                ends = (now + limit.span).isoformat() if limit else ""
+                self._conn.executemany(
+                    "INSERT INTO sign_in_failures (key, failures, window_ends) VALUES (?, 1, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET failures = failures + 1",
+                    [(key, ends) for _, key in keys],
+                )
+                return None
+            user = User(*found)
+            if keys:
+                self._conn.execute("DELETE FROM sign_in_failures WHERE key = ?", (keys[0][1],))
+            session_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+            expires = (now + timedelta(days=SESSION_DAYS)).isoformat()
+            self._conn.execute("DELETE FROM sessions WHERE expires_at < ?", (now.isoformat(),))
             self._conn.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?, ?)", (hash_secret(session_id), user.id, csrf, expires)
             )
         return session_id, Session(user, csrf)
+
+    def _forget_failures(self, now: datetime) -> None:
+        """Drop counts whose window has ended, and the oldest beyond MAX_FAILURE_KEYS (inside a transaction)."""
+        self._conn.execute("DELETE FROM sign_in_failures WHERE window_ends <= ?", (now.isoformat(),))
+        self._conn.execute(
+            "DELETE FROM sign_in_failures WHERE id <= (SELECT max(id) FROM sign_in_failures) - ?",
+            (MAX_FAILURE_KEYS,),
+        )
+
+    def open_login_form(self, lifetime: timedelta) -> tuple[str, str]:
+        """A new sign-in form: (its id for the cookie, its CSRF token), valid once within `lifetime`.
+
+        Only their hashes are kept. Forms whose time has passed are dropped here, and the oldest beyond
+        MAX_LOGIN_FORMS.
+        """
+        form_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = _now()
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM login_forms WHERE expires_at <= ?", (now.isoformat(),))
+            self._conn.execute(
+                "DELETE FROM login_forms WHERE id <= (SELECT max(id) FROM login_forms) - ?", (MAX_LOGIN_FORMS - 1,)
+            )
+            self._conn.execute(
+                "INSERT INTO login_forms (id_hash, csrf_hash, expires_at) VALUES (?, ?, ?)",
+                (hash_secret(form_id), hash_secret(csrf), (now + lifetime).isoformat()),
+            )
+        return form_id, csrf
+
+    def use_login_form(self, form_id: str, csrf: str) -> bool:
+        """Use up the sign-in form `form_id`: True when `csrf` is the token it was issued with, in time.
+
+        The form is gone after this call whatever the answer, so a token works at most once.
+        """
+        with self._lock, self._conn:
+            rows = self._conn.execute(
+                "DELETE FROM login_forms WHERE id_hash = ? RETURNING csrf_hash, expires_at", (hash_secret(form_id),)
+            ).fetchall()
+        if not rows:
+            return False
+        csrf_hash, expires_at = rows[0]
+        return expires_at > _now().isoformat() and secrets.compare_digest(csrf_hash, hash_secret(csrf))
 
     def session(self, session_id: str) -> Session | None:
         """The live session with this id, or None."""

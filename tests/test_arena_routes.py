@@ -523,3 +523,24 @@ def test_invite_and_export_through_the_command_line(arena_runs: ArenaFixture, tm
     one_line_error(cli("arena", "serve", "--runs", arena_runs.runs[0], "--db", tmp_path / "x.sqlite"), "two systems")
     runs = [str(r) for r in arena_runs.runs]
     one_line_error(cli("arena", "serve", "--runs", *runs, "--db", db, "--judge", "corgy"), "did you mean 'corgi'")
+
+
+def test_the_admin_page_refuses_a_look_alike_name(arena_runs: ArenaFixture, tmp_path: Path) -> None:
+    cfg = config(arena_runs, tmp_path)
+    admin = invite(cfg.db, "root", "admin")
+    invite(cfg.db, "alice")
+
+    async def body() -> None:
+        async with arena_client(cfg) as http:
+            await sign_in(http, admin)
+            csrf = csrf_of((await http.get("/admin")).text)
+            for name, fragment in (("ａｌｉｃｅ", "looks like the existing user 'alice'"),
+                                   ("al\u200dice", "U+200D ZERO WIDTH JOINER")):
+                response = await http.post("/admin/invite", data={"name": name, "role": "annotator", "csrf": csrf})
+                assert response.status_code == 400 and fragment in html.unescape(error_message(response))
+            added = await http.post("/admin/invite", data={"name": "bob", "role": "annotator", "csrf": csrf})
+            assert added.status_code == 200
+        with ArenaStore(cfg.db) as store:
+            assert [u.name for u in store.users()] == ["root", "alice", "bob"]
+
+    run(body)

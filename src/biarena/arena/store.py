@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from biarena.arena.sign_in_limit import SignInLimit, retry_seconds, wait_message
+from biarena.arena.user_names import NAME_KEY_VERSION, clean_user_name, name_skeletons
 from biarena.errors import BiarenaError, FormatError, NotFoundError, UsageError
 from biarena.sqlite_migrations import migrate
 
@@ -89,6 +90,16 @@ MIGRATIONS: list[str] = [
         window_ends TEXT NOT NULL
     );
     CREATE INDEX sign_in_failures_expiry ON sign_in_failures (window_ends);
+    """,
+    # Look-alike keys (confusable skeletons) of user names, so an invite checks for a look-alike with one
+    # indexed lookup; not unique, because a store made before this check may already hold two look-alikes.
+    # Filled from the names when the store opens (see ArenaStore._index_names).
+    """
+    CREATE TABLE user_name_keys (
+        key TEXT NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        PRIMARY KEY (key, user_id)
+    ) WITHOUT ROWID;
     """,
 ]
 
@@ -202,6 +213,7 @@ class ArenaStore:
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._conn.execute("PRAGMA busy_timeout = 10000")
             _migrate(self._conn, self.path)
+            self._index_names()
         except (sqlite3.DatabaseError, OSError) as error:
             raise FormatError(f"{self.path}: cannot open the arena database ({error})") from None
 
@@ -223,19 +235,35 @@ class ArenaStore:
     # --- users and sessions -------------------------------------------------------------
 
     def invite(self, name: str, role: str = "annotator") -> str:
-        """Create a user and return their sign-in token (shown once; only its hash is kept)."""
-        name = name.strip()
-        if not name or len(name) > 80 or not name.isprintable():
-            raise UsageError("a user name is 1 to 80 printable characters")
+        """Create a user and return their sign-in token (shown once; only its hash is kept).
+
+        UsageError when the name is empty, too long, holds invisible or control characters, or reads like an
+        existing user's name (the same skeleton: full-width letters, Cyrillic or Greek look-alikes, case).
+        """
+        name = clean_user_name(name)
         if role not in ROLES:
             raise UsageError(f"unknown role '{role}' (known: {', '.join(ROLES)})")
+        keys = sorted(set(name_skeletons(name)))
         token = secrets.token_urlsafe(24)
         try:
             with self._lock, self._conn:
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.execute(
+                twin = self._conn.execute(
+                    "SELECT u.name FROM user_name_keys k JOIN users u ON u.id = k.user_id "
+                    f"WHERE k.key IN ({', '.join('?' for _ in keys)}) ORDER BY u.id LIMIT 1",
+                    keys,
+                ).fetchone()
+                if twin is not None and twin[0] != name:
+                    raise UsageError(
+                        f"the name '{name}' looks like the existing user '{twin[0]}'; choose one that reads "
+                        "differently"
+                    )
+                cursor = self._conn.execute(
                     "INSERT INTO users (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)",
                     (name, role, hash_secret(token), _now().isoformat()),
+                )
+                self._conn.executemany(
+                    "INSERT INTO user_name_keys VALUES (?, ?)", [(key, cursor.lastrowid) for key in keys]
                 )
         except sqlite3.IntegrityError:
             raise UsageError(f"a user named '{name}' already exists") from None
@@ -348,6 +376,20 @@ class ArenaStore:
         """End a session."""
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM sessions WHERE id_hash = ?", (hash_secret(session_id),))
+
+    def _index_names(self) -> None:
+        """Make the look-alike keys of every user name when they are missing or were made under other rules."""
+        made = self._conn.execute("SELECT value FROM meta WHERE key = 'name_keys'").fetchone()
+        if made is not None and made[0] == NAME_KEY_VERSION:
+            return
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM user_name_keys")
+            for user_id, name in self._conn.execute("SELECT id, name FROM users").fetchall():
+                self._conn.executemany(
+                    "INSERT INTO user_name_keys VALUES (?, ?)", [(key, user_id) for key in set(name_skeletons(name))]
+                )
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('name_keys', ?)", (NAME_KEY_VERSION,))
 
     # --- submitted systems --------------------------------------------------------------
 

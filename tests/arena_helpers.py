@@ -4,6 +4,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -171,29 +172,33 @@ def served_arena(runs: list[Path], db: Path, *extra: str) -> Iterator[str]:
     port = free_port()
     command = [str(Path(sys.executable).parent / "biarena"), "arena", "serve", "--runs", *map(str, runs),
                "--db", str(db), "--port", str(port), *extra]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"the arena exited: {process.stderr.read() if process.stderr else ''}")
-            try:
-                if httpx.get(f"{base}/login", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("the arena did not start within 60 seconds")
-            time.sleep(0.2)
-        yield base
-    finally:
-        process.terminate()
+    # Its output goes to a file, not a pipe nobody reads: a server that logs much (refused sign-ins) would
+    # otherwise block once the pipe is full.
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True)
+        base = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            deadline = time.monotonic() + 60
+            while True:
+                if process.poll() is not None:
+                    output.seek(0)
+                    raise AssertionError(f"the arena exited: {output.read()}")
+                try:
+                    if httpx.get(f"{base}/login", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise AssertionError("the arena did not start within 60 seconds")
+                time.sleep(0.2)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 @dataclass

@@ -285,9 +285,9 @@ class ArenaStore:
         """
         token = token.strip()
         keys = limit.keys(client, token) if limit else []
-        now = _now()
         with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
+            now = _now()  # read under the lock, so no later failure's window seems to end beyond the limit
             if limit:
                 self._forget_failures(now)
                 for kind, key in keys:

@@ -1,4 +1,4 @@
-"""Sign-in in-process: failed sign-ins held back per client and per token prefix, one-use sign-in forms."""
+"""Sign-in in-process: failed sign-ins held back per client and per token prefix; one-use sign-in forms."""
 
 import asyncio
 import logging
@@ -11,9 +11,12 @@ import pytest
 
 from biarena.arena import store as store_module
 from biarena.arena.app import create_app
+from biarena.arena.client_address import client_address, trusted_networks
 from biarena.arena.config import ArenaConfig
+from biarena.arena.sign_in_limit import SignInLimit
 from tests.arena_helpers import ArenaFixture, arena_client, csrf_of, error_message, invite, make_arena_runs, sign_in
 from tests.conftest import make_sales_db
+from tests.run_helpers import cli, one_line_error
 
 WINDOW = 600
 
@@ -347,3 +350,28 @@ def test_the_one_error_shape_for_refused_sign_ins(arena_runs: ArenaFixture, tmp_
 
     run(body)
 
+
+
+def test_the_client_behind_trusted_proxies_and_its_key() -> None:
+    proxies = trusted_networks(["10.0.0.0/8", "127.0.0.1"])
+    assert client_address("203.0.113.5", ["198.51.100.1"], ()) == "203.0.113.5"  # no trusted proxy: ignored
+    assert client_address("203.0.113.5", ["198.51.100.1"], proxies) == "203.0.113.5"  # peer not trusted
+    assert client_address("127.0.0.1", ["198.51.100.1"], proxies) == "198.51.100.1"
+    # The client can write anything left of what the proxies appended: the nearest untrusted hop counts.
+    assert client_address("127.0.0.1", ["1.2.3.4, 198.51.100.1", "10.1.2.3"], proxies) == "198.51.100.1"
+    assert client_address("127.0.0.1", ["10.1.2.3"], proxies) == "10.1.2.3"
+    assert client_address("127.0.0.1", ["not-an-address"], proxies) == "127.0.0.1"
+    assert client_address(None, [], ()) == "unknown"
+    limit = SignInLimit()
+    assert limit.keys("2001:db8:1:2:aaaa::1", "")[0][1] == "client:2001:db8:1:2::/64"
+    assert limit.keys("2001:db8:1:2:bbbb::9", "")[0][1] == "client:2001:db8:1:2::/64"
+    assert limit.keys("::ffff:192.0.2.7", "")[0][1] == "client:192.0.2.7"
+    (_, client), (kind, prefix) = limit.keys("192.0.2.7", "abcdefGHIJKL")
+    assert client == "client:192.0.2.7" and kind == "token" and "abcdef" not in prefix
+    assert limit.keys("192.0.2.7", "abcdefZZZZ")[1] == (kind, prefix)
+
+
+def test_a_bad_trusted_proxy_is_one_line(tmp_path: Path) -> None:
+    runs = [tmp_path / "a.run", tmp_path / "b.run"]
+    result = cli("arena", "serve", "--runs", *runs, "--db", tmp_path / "arena.sqlite", "--trusted-proxy", "proxy1")
+    one_line_error(result, "trusted proxy 'proxy1' is not an IP address or network")

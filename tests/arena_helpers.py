@@ -4,11 +4,13 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -22,6 +24,11 @@ from biarena.metrics.score_run import score_run
 from biarena.records import Answer, Benchmark, RunSpec, Step, SystemSpec
 from biarena.runner import RunStore, benchmark_fingerprint, make_spec, open_run, run_benchmark
 from tests.run_helpers import make_shop
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from biarena.arena.config import ArenaConfig
 
 CHATTY_TEXT = (
     "As **GPT-4o-mini**, a model by OpenAI, I found the answer.\n\n"
@@ -102,6 +109,29 @@ def make_arena_runs(root: Path, sales_db: Path, count: int = 10) -> ArenaFixture
     return ArenaFixture(bench_dir, [root / "gold.run", root / "coder.run", root / "chatty.run"])
 
 
+def arena_client(app: "FastAPI | ArenaConfig") -> httpx.AsyncClient:
+    """An in-process client (httpx ASGI transport, from 127.0.0.1) of an arena app, or of a new one for a config."""
+    from biarena.arena.app import create_app
+    from biarena.arena.config import ArenaConfig
+
+    if isinstance(app, ArenaConfig):
+        app = create_app(app)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://arena.test")
+
+
+async def sign_in(http: httpx.AsyncClient, token: str, headers: dict[str, str] | None = None) -> httpx.Response:
+    """Open the sign-in page and send its form with `token`."""
+    form = await http.get("/login")
+    return await http.post("/login", data={"token": token, "csrf": login_csrf_of(form.text)}, headers=headers)
+
+
+def error_message(response: httpx.Response) -> str:
+    """The message of the arena's one error page."""
+    match = re.search(r'<p class="error-message">(.*?)</p>', response.text, re.S)
+    assert match, response.text[:1000]
+    return match.group(1)
+
+
 def invite(db: Path, name: str, role: str = "annotator") -> str:
     """Invite a user into the arena database and return their token."""
     with ArenaStore(db) as store:
@@ -111,6 +141,13 @@ def invite(db: Path, name: str, role: str = "annotator") -> str:
 def csrf_of(html: str) -> str:
     """The CSRF token a page's forms carry."""
     match = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert match, html[:500]
+    return match.group(1)
+
+
+def login_csrf_of(html: str) -> str:
+    """The CSRF token of a sign-in page's own form (a signed-in page's sign-out form carries another)."""
+    match = re.search(r'<form method="post" action="/login".*?name="csrf" value="([^"]+)"', html, re.S)
     assert match, html[:500]
     return match.group(1)
 
@@ -135,29 +172,33 @@ def served_arena(runs: list[Path], db: Path, *extra: str) -> Iterator[str]:
     port = free_port()
     command = [str(Path(sys.executable).parent / "biarena"), "arena", "serve", "--runs", *map(str, runs),
                "--db", str(db), "--port", str(port), *extra]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"the arena exited: {process.stderr.read() if process.stderr else ''}")
-            try:
-                if httpx.get(f"{base}/login", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError("the arena did not start within 60 seconds")
-            time.sleep(0.2)
-        yield base
-    finally:
-        process.terminate()
+    # Its output goes to a file, not a pipe nobody reads: a server that logs much (refused sign-ins) would
+    # otherwise block once the pipe is full.
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True)
+        base = f"http://127.0.0.1:{port}"
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            deadline = time.monotonic() + 60
+            while True:
+                if process.poll() is not None:
+                    output.seek(0)
+                    raise AssertionError(f"the arena exited: {output.read()}")
+                try:
+                    if httpx.get(f"{base}/login", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise AssertionError("the arena did not start within 60 seconds")
+                time.sleep(0.2)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 @dataclass

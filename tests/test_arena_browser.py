@@ -1,4 +1,4 @@
-"""The arena in a real headless Chromium against the real server: sign in, vote on three pairs, see the counts."""
+"""The arena in a real headless Chromium against the real server: sign in after a typo, vote three times."""
 
 import re
 import shutil
@@ -40,6 +40,10 @@ def test_sign_in_vote_three_times_and_see_the_leaderboard_change(tmp_path: Path,
             page.on("request", lambda request: requested.append(request.url))
             page.goto(f"{base}/leaderboard")
             assert urlparse(page.url).path == "/login"
+            page.fill("input[name=token]", "a-mistyped-token")
+            page.click("button:has-text('Sign in')")
+            assert "unknown invite token" in page.inner_text(".error-message")
+            page.go_back()  # each sign-in form works once: going back must bring a fresh one, not a stale copy
             page.fill("input[name=token]", token)
             page.click("button:has-text('Sign in')")
             page.wait_for_url(f"{base}/compare")

@@ -14,11 +14,20 @@ import httpx
 import pytest
 
 from biarena.arena import load_outcomes
-from biarena.arena.app import create_app
 from biarena.arena.config import ArenaConfig
 from biarena.arena.store import ArenaStore
 from biarena.runner import RunStore
-from tests.arena_helpers import IDENTIFYING, ArenaFixture, comparison_of, csrf_of, invite, make_arena_runs
+from tests.arena_helpers import (
+    IDENTIFYING,
+    ArenaFixture,
+    arena_client,
+    comparison_of,
+    csrf_of,
+    error_message,
+    invite,
+    make_arena_runs,
+    sign_in,
+)
 from tests.conftest import make_sales_db
 from tests.run_helpers import cli, make_shop, one_line_error
 
@@ -40,16 +49,6 @@ def run(body: Callable[[], Awaitable[None]]) -> None:
     asyncio.run(body())
 
 
-def client(cfg: ArenaConfig) -> httpx.AsyncClient:
-    app = create_app(cfg)
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://arena.test")
-
-
-async def sign_in(http: httpx.AsyncClient, token: str) -> httpx.Response:
-    form = await http.get("/login")
-    return await http.post("/login", data={"token": token, "csrf": csrf_of(form.text)})
-
-
 async def vote_once(http: httpx.AsyncClient, choice: str = "left", rationale: str = "") -> tuple[httpx.Response, str]:
     page = await http.get("/compare")
     assert page.status_code == 200, page.text
@@ -65,15 +64,9 @@ def stored_votes(db: Path) -> list[tuple]:
         return conn.execute("SELECT user_id, question_id, system_lo, system_hi, choice FROM votes").fetchall()
 
 
-def error_message(response: httpx.Response) -> str:
-    match = re.search(r'<p class="error-message">(.*?)</p>', response.text, re.S)
-    assert match, response.text[:1000]
-    return match.group(1)
-
-
 def test_every_route_needs_a_session(arena_runs: ArenaFixture, tmp_path: Path) -> None:
     async def body() -> None:
-        async with client(config(arena_runs, tmp_path)) as http:
+        async with arena_client(config(arena_runs, tmp_path)) as http:
             for path in ("/compare", "/leaderboard", "/submit", "/admin", "/export/votes.jsonl", "/reveal/x", "/"):
                 response = await http.get(path)
                 assert response.status_code == 303 and response.headers["location"] == "/login", path
@@ -93,12 +86,12 @@ def test_roles_limit_what_a_session_may_do(arena_runs: ArenaFixture, tmp_path: P
     annotator, submitter = invite(cfg.db, "ann"), invite(cfg.db, "sam", "submitter")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, annotator)
             for path in ("/admin", "/export/votes.csv", "/submit"):
                 response = await http.get(path)
                 assert response.status_code == 403 and "may not do this" in error_message(response), path
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             signed = await sign_in(http, submitter)
             assert signed.headers["location"] == "/leaderboard"
             assert (await http.get("/compare")).status_code == 403
@@ -112,10 +105,10 @@ def test_session_cookie_is_httponly_and_samesite(arena_runs: ArenaFixture, tmp_p
     token = invite(cfg.db, "ann")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             form = await http.get("/login")
             login_cookie = form.headers["set-cookie"].lower()
-            assert "httponly" in login_cookie and "samesite=lax" in login_cookie
+            assert "httponly" in login_cookie and "samesite=strict" in login_cookie
             signed = await sign_in(http, token)
             assert signed.status_code == 303 and signed.headers["location"] == "/compare"
             session = next(c for c in signed.headers.get_list("set-cookie") if c.startswith("biarena_session="))
@@ -133,7 +126,7 @@ def test_forms_without_the_right_csrf_token_are_refused(arena_runs: ArenaFixture
     token, admin = invite(cfg.db, "ann"), invite(cfg.db, "root", "admin")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             form = await http.get("/login")
             refused = await http.post("/login", data={"token": token, "csrf": "forged"})
             assert refused.status_code == 403 and "security token" in error_message(refused)
@@ -147,7 +140,7 @@ def test_forms_without_the_right_csrf_token_are_refused(arena_runs: ArenaFixture
                 response = await http.post("/vote", data={"comparison": comparison, "choice": "left", **forged})
                 assert response.status_code == 403 and "security token" in error_message(response)
             assert stored_votes(cfg.db) == []
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, admin)
             response = await http.post("/admin/invite", data={"name": "eve", "role": "admin", "csrf": "nope"})
             assert response.status_code == 403
@@ -171,7 +164,7 @@ def test_names_are_absent_before_the_vote_and_shown_after(arena_runs: ArenaFixtu
             assert word.lower() not in seen.lower(), (where, word)
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             for path in ("/login", "/static/arena.css", "/static/arena.js"):
                 assert_blind(await http.get(path), path)
             assert_blind(await sign_in(http, token), "sign-in")
@@ -197,7 +190,7 @@ def test_a_blind_page_hides_model_names_written_in_the_answer(arena_runs: ArenaF
     token = invite(cfg.db, "ann")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             seen_chatty = False
             for _ in range(QUESTIONS * 3):
@@ -221,7 +214,7 @@ def test_one_vote_per_pair_and_every_pair_once(arena_runs: ArenaFixture, tmp_pat
     token = invite(cfg.db, "ann")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             first, comparison = await vote_once(http)
             assert first.status_code == 303
@@ -247,7 +240,7 @@ def test_a_reload_shows_the_same_comparison(arena_runs: ArenaFixture, tmp_path: 
     token = invite(cfg.db, "ann")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             first = comparison_of((await http.get("/compare")).text)
             assert comparison_of((await http.get("/compare")).text) == first
@@ -260,7 +253,7 @@ def test_another_annotators_comparison_cannot_be_voted_or_revealed(arena_runs: A
     ann, bob = invite(cfg.db, "ann"), invite(cfg.db, "bob")
 
     async def body() -> None:
-        async with client(cfg) as first, client(cfg) as second:
+        async with arena_client(cfg) as first, arena_client(cfg) as second:
             await sign_in(first, ann)
             await sign_in(second, bob)
             theirs = comparison_of((await first.get("/compare")).text)
@@ -279,7 +272,7 @@ def test_daily_cap(arena_runs: ArenaFixture, tmp_path: Path) -> None:
     token = invite(cfg.db, "ann")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             for _ in range(3):
                 response, _ = await vote_once(http)
@@ -289,7 +282,7 @@ def test_daily_cap(arena_runs: ArenaFixture, tmp_path: Path) -> None:
         with ArenaStore(cfg.db) as store:
             user = store.users()[0]
             comparison = store.new_comparison(user.id, "shop", "q0009", "gold", "Chatty Analyst")
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             page = await http.get("/leaderboard")
             response = await http.post(
@@ -306,7 +299,7 @@ def test_sides_are_drawn_at_random(arena_runs: ArenaFixture, tmp_path: Path) -> 
     token = invite(cfg.db, "ann")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             for _ in range(QUESTIONS * 3):
                 response, _ = await vote_once(http)
@@ -328,7 +321,7 @@ def test_pairs_favour_the_least_compared(arena_runs: ArenaFixture, tmp_path: Pat
 
     async def body() -> None:
         for token in tokens:
-            async with client(cfg) as http:
+            async with arena_client(cfg) as http:
                 await sign_in(http, token)
                 for _ in range(6):
                     await vote_once(http)
@@ -345,7 +338,7 @@ def test_votes_are_counted_on_the_leaderboard_and_exported(arena_runs: ArenaFixt
     shown_names: set[str] = set()
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             before = await http.get("/leaderboard")
             assert re.search(r'id="total-votes">0<', before.text)
@@ -358,7 +351,7 @@ def test_votes_are_counted_on_the_leaderboard_and_exported(arena_runs: ArenaFixt
             counts = re.findall(r'<td class="votes">(\d+)</td>', after.text)
             assert sum(map(int, counts)) == 12
             assert "95% interval" in after.text and "Win rates" in after.text
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, admin)
             jsonl = await http.get("/export/votes.jsonl")
             rows = [json.loads(line) for line in jsonl.text.splitlines()]
@@ -379,7 +372,7 @@ def test_the_combined_score_appears_with_enough_votes(arena_runs: ArenaFixture, 
     token = invite(cfg.db, "ann")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             for _ in range(3):
                 await vote_once(http, "tie")
@@ -414,7 +407,7 @@ def test_uploads_that_are_not_runs_of_this_benchmark_are_refused(
         conn.execute("CREATE TABLE t (x)")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, sam)
             csrf = csrf_of((await http.get("/submit")).text)
             cases = [
@@ -453,14 +446,14 @@ def test_a_submitted_run_is_rescored_on_the_arenas_questions_and_joins(
         conn.execute("UPDATE scores SET value = 1.0")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, sam)
             csrf = csrf_of((await http.get("/submit")).text)
             response = await submit(http, csrf, "Newcomer", "forged.run", forged.read_bytes())
             assert response.status_code == 200, response.text[-800:]
             assert "Added <strong>Newcomer</strong>: 10 answers" in response.text
             assert "execution_accuracy 0.000" in response.text
-        async with client(cfg) as http:  # the same server state: the app object is new but the database holds it
+        async with arena_client(cfg) as http:  # the same server state: the app object is new but the database holds it
             await sign_in(http, ann)
             for _ in range(QUESTIONS * 6):
                 response, _ = await vote_once(http)
@@ -479,7 +472,7 @@ def test_a_configured_judge_scores_each_submission(arena_runs: ArenaFixture, tmp
     sam = invite(cfg.db, "sam", "submitter")
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, sam)
             csrf = csrf_of((await http.get("/submit")).text)
             response = await submit(http, csrf, "Judged", "chatty.run", arena_runs.runs[2].read_bytes())
@@ -494,7 +487,7 @@ def test_a_configured_judge_scores_each_submission(arena_runs: ArenaFixture, tmp
 
 def test_unknown_pages_use_the_one_error_shape(arena_runs: ArenaFixture, tmp_path: Path) -> None:
     async def body() -> None:
-        async with client(config(arena_runs, tmp_path)) as http:
+        async with arena_client(config(arena_runs, tmp_path)) as http:
             response = await http.get("/nowhere")
             assert response.status_code == 404 and error_message(response) == "no such page"
 
@@ -513,7 +506,7 @@ def test_invite_and_export_through_the_command_line(arena_runs: ArenaFixture, tm
     cfg = config(arena_runs, tmp_path)
 
     async def body() -> None:
-        async with client(cfg) as http:
+        async with arena_client(cfg) as http:
             await sign_in(http, token)
             await vote_once(http, "right", rationale='said "no", then yes')
 
@@ -530,3 +523,24 @@ def test_invite_and_export_through_the_command_line(arena_runs: ArenaFixture, tm
     one_line_error(cli("arena", "serve", "--runs", arena_runs.runs[0], "--db", tmp_path / "x.sqlite"), "two systems")
     runs = [str(r) for r in arena_runs.runs]
     one_line_error(cli("arena", "serve", "--runs", *runs, "--db", db, "--judge", "corgy"), "did you mean 'corgi'")
+
+
+def test_the_admin_page_refuses_a_look_alike_name(arena_runs: ArenaFixture, tmp_path: Path) -> None:
+    cfg = config(arena_runs, tmp_path)
+    admin = invite(cfg.db, "root", "admin")
+    invite(cfg.db, "alice")
+
+    async def body() -> None:
+        async with arena_client(cfg) as http:
+            await sign_in(http, admin)
+            csrf = csrf_of((await http.get("/admin")).text)
+            for name, fragment in (("ａｌｉｃｅ", "looks like the existing user 'alice'"),
+                                   ("al\u200dice", "U+200D ZERO WIDTH JOINER")):
+                response = await http.post("/admin/invite", data={"name": name, "role": "annotator", "csrf": csrf})
+                assert response.status_code == 400 and fragment in html.unescape(error_message(response))
+            added = await http.post("/admin/invite", data={"name": "bob", "role": "annotator", "csrf": csrf})
+            assert added.status_code == 200
+        with ArenaStore(cfg.db) as store:
+            assert [u.name for u in store.users()] == ["root", "alice", "bob"]
+
+    run(body)

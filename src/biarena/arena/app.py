@@ -6,6 +6,7 @@ import secrets
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,21 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from biarena.arena.catalog import Catalog, system_from_run
+from biarena.arena.client_address import client_address, trusted_networks
 from biarena.arena.config import ArenaConfig
 from biarena.arena.leaderboard import Leaderboard, build_leaderboard
 from biarena.arena.outcomes import export_votes
 from biarena.arena.pairing import next_pair
-from biarena.arena.store import ROLES, ArenaRefusal, ArenaStore, Comparison, Session, daily_cap_message
+from biarena.arena.sign_in_limit import CLIENT
+from biarena.arena.store import (
+    ROLES,
+    ArenaRefusal,
+    ArenaStore,
+    Comparison,
+    Session,
+    SignInThrottled,
+    daily_cap_message,
+)
 from biarena.arena.submission import accept_submission, discard, private_copy
 from biarena.errors import BiarenaError
 from biarena.report.answer_html import ANSWER_CSS, answer_html
@@ -32,7 +43,8 @@ from biarena.report.run_data import RunData
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "biarena_session"
-LOGIN_CSRF_COOKIE = "biarena_login_csrf"
+LOGIN_FORM_COOKIE = "biarena_login"
+"""The sign-in form's pre-session: its id names the one-use CSRF token the server issued with the form."""
 CHUNK = 1024 * 1024
 VOTERS = ("annotator", "admin")
 SUBMITTERS = ("submitter", "admin")
@@ -77,6 +89,13 @@ class NotSignedIn(ArenaRefusal):
 
     def __init__(self) -> None:
         super().__init__("sign in first: open the sign-in page and enter your invite token", 401)
+
+
+class BadFormToken(ArenaRefusal):
+    """A form came without the security token this server issued for it, or with one used or out of date."""
+
+    def __init__(self) -> None:
+        super().__init__("the form's security token is missing or out of date; reload the page and try again", 403)
 
 
 class Arena:
@@ -173,21 +192,31 @@ def create_app(config: ArenaConfig) -> FastAPI:
 
     def check_csrf(expected: str | None, given: object) -> None:
         if not expected or not isinstance(given, str) or not secrets.compare_digest(expected, given):
-            raise ArenaRefusal(
-                "the form's security token is missing or out of date; reload the page and try again", 403
-            )
+            raise BadFormToken()
 
-    def cookie(response: Response, request: Request, name: str, value: str, max_age: int | None) -> None:
+    def cookie(
+        response: Response, request: Request, name: str, value: str, max_age: int | None, samesite: str = "lax"
+    ) -> None:
         response.set_cookie(
-            name, value, max_age=max_age, httponly=True, samesite="lax", secure=request.url.scheme == "https",
-            path="/",
+            name, value, max_age=max_age, httponly=True, samesite=samesite,  # type: ignore[arg-type]
+            secure=request.url.scheme == "https", path="/",
         )
+
+    trusted = trusted_networks(config.trusted_proxies)
+    limit = config.sign_in_limit
+
+    def client_of(request: Request) -> str:
+        peer = request.client.host if request.client else None
+        return client_address(peer, request.headers.getlist("x-forwarded-for"), trusted)
 
     @app.exception_handler(ArenaRefusal)
     async def refused(request: Request, error: ArenaRefusal) -> Response:
         if isinstance(error, NotSignedIn) and request.method == "GET":
             return RedirectResponse("/login", status_code=303)
-        return page(request, "error.html.j2", current(request), status=error.status, message=str(error))
+        response = page(request, "error.html.j2", current(request), status=error.status, message=str(error))
+        if isinstance(error, SignInThrottled):
+            response.headers["retry-after"] = str(error.retry_after)
+        return response
 
     @app.exception_handler(BiarenaError)
     async def user_error(request: Request, error: BiarenaError) -> Response:
@@ -204,24 +233,43 @@ def create_app(config: ArenaConfig) -> FastAPI:
 
     @app.get("/login", response_class=HTMLResponse)
     def login_form(request: Request) -> Response:
-        token = secrets.token_urlsafe(32)
-        response = page(request, "login.html.j2", current(request), csrf=token)
-        cookie(response, request, LOGIN_CSRF_COOKIE, token, 3600)
+        lifetime = timedelta(seconds=config.login_form_seconds)
+        form_id, csrf = arena.store.open_login_form(lifetime)
+        response = page(request, "login.html.j2", current(request), csrf=csrf)
+        cookie(response, request, LOGIN_FORM_COOKIE, form_id, int(lifetime.total_seconds()), samesite="strict")
         return response
 
     @app.post("/login")
     async def login(request: Request) -> Response:
         form = await request.form(max_files=0, max_fields=5)
-        check_csrf(request.cookies.get(LOGIN_CSRF_COOKIE), form.get("csrf"))
+        # A browser names a form posted from another site; only this site's own sign-in page may post here.
+        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+            raise BadFormToken()
+        form_id, csrf = request.cookies.get(LOGIN_FORM_COOKIE), form.get("csrf")
+        if not form_id or not isinstance(csrf, str):
+            raise BadFormToken()
+        if not await run_in_threadpool(arena.store.use_login_form, form_id, csrf):
+            raise BadFormToken()
         token = form.get("token")
-        opened = await run_in_threadpool(arena.store.sign_in, token) if isinstance(token, str) and token else None
+        client = client_of(request)
+        try:
+            opened = await run_in_threadpool(
+                arena.store.sign_in, token if isinstance(token, str) else "", client, limit
+            )
+        except SignInThrottled as held:
+            which = "from this client" if held.kind == CLIENT else "with this token's first characters"
+            log.warning(
+                "sign-in refused for client %s: %d failed sign-ins %s within %g s; retry after %d s",
+                client, held.failures, which, limit.window, held.retry_after,
+            )
+            raise
         if opened is None:
             raise ArenaRefusal("unknown invite token; check it or ask an admin for a new one", 401)
         session_id, session = opened
         target = "/compare" if session.user.role in VOTERS else "/leaderboard"
         response = RedirectResponse(target, status_code=303)
         cookie(response, request, SESSION_COOKIE, session_id, 14 * 24 * 3600)
-        response.delete_cookie(LOGIN_CSRF_COOKIE, path="/")
+        response.delete_cookie(LOGIN_FORM_COOKIE, path="/")
         return response
 
     @app.post("/logout")

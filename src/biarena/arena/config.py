@@ -3,6 +3,8 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from biarena.arena.sign_in_limit import SignInLimit
+
 
 @dataclass(frozen=True)
 class ArenaConfig:
@@ -30,6 +32,19 @@ class ArenaConfig:
     """The judges' model string (default: biarena's default model)."""
     seed: int | None = None
     """Seed for pair and side draws (None: drawn from the system's randomness)."""
+    sign_in_failures: int = 10
+    """Failed sign-ins one client address, or one token's first characters, may make within `sign_in_window`."""
+    sign_in_window: float = 600.0
+    """Seconds failed sign-ins are counted over; a client or token held back waits until its window ends."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Reverse proxies (addresses or networks) whose X-Forwarded-For names the client; none by default."""
+    login_form_seconds: float = 3600.0
+    """How long a sign-in form's one-use security token stays valid."""
+
+    @property
+    def sign_in_limit(self) -> SignInLimit:
+        """The sign-in limit these settings describe."""
+        return SignInLimit(failures=self.sign_in_failures, window=self.sign_in_window)
 
     @property
     def submissions_dir(self) -> Path:

@@ -1,4 +1,4 @@
-"""ArenaStore: the arena's SQLite file (WAL) of users, sessions, comparisons, votes and submitted systems."""
+"""ArenaStore: the arena's SQLite file (WAL) of users, sessions, sign-in forms and failures, votes and systems."""
 
 import hashlib
 import secrets
@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from biarena.arena.sign_in_limit import SignInLimit, retry_seconds, wait_message
+from biarena.arena.user_names import NAME_KEY_VERSION, clean_user_name, name_skeletons
 from biarena.errors import BiarenaError, FormatError, NotFoundError, UsageError
 from biarena.sqlite_migrations import migrate
 
@@ -71,7 +73,40 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX votes_by_day ON votes (user_id, day);
     """,
+    # Sign-in forms, each a server-side pre-session whose CSRF token works once; failed sign-ins counted per
+    # client address and per token prefix, each count living until its window ends.
+    """
+    CREATE TABLE login_forms (
+        id INTEGER PRIMARY KEY,
+        id_hash TEXT NOT NULL UNIQUE,
+        csrf_hash TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    );
+    CREATE INDEX login_forms_expiry ON login_forms (expires_at);
+    CREATE TABLE sign_in_failures (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        failures INTEGER NOT NULL,
+        window_ends TEXT NOT NULL
+    );
+    CREATE INDEX sign_in_failures_expiry ON sign_in_failures (window_ends);
+    """,
+    # Look-alike keys (confusable skeletons) of user names, so an invite checks for a look-alike with one
+    # indexed lookup; not unique, because a store made before this check may already hold two look-alikes.
+    # Filled from the names when the store opens (see ArenaStore._index_names).
+    """
+    CREATE TABLE user_name_keys (
+        key TEXT NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        PRIMARY KEY (key, user_id)
+    ) WITHOUT ROWID;
+    """,
 ]
+
+MAX_LOGIN_FORMS = 50_000
+"""Open sign-in forms kept at most: a flood of sign-in page views evicts the oldest rather than filling the disk."""
+MAX_FAILURE_KEYS = 100_000
+"""Failure counts kept at most (each expires with its window; beyond this the oldest are forgotten)."""
 
 _MAGIC = "biarena-arena"
 
@@ -82,6 +117,16 @@ class ArenaRefusal(BiarenaError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class SignInThrottled(ArenaRefusal):
+    """Sign-in held back: too many failures from one client or with one token prefix; retry after `retry_after` s."""
+
+    def __init__(self, kind: str, failures: int, until: datetime, now: datetime) -> None:
+        self.retry_after = retry_seconds(until, now)
+        super().__init__(wait_message(kind, self.retry_after, now), 429)
+        self.kind = kind
+        self.failures = failures
 
 
 @dataclass(frozen=True)
@@ -168,6 +213,7 @@ class ArenaStore:
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._conn.execute("PRAGMA busy_timeout = 10000")
             _migrate(self._conn, self.path)
+            self._index_names()
         except (sqlite3.DatabaseError, OSError) as error:
             raise FormatError(f"{self.path}: cannot open the arena database ({error})") from None
 
@@ -189,19 +235,35 @@ class ArenaStore:
     # --- users and sessions -------------------------------------------------------------
 
     def invite(self, name: str, role: str = "annotator") -> str:
-        """Create a user and return their sign-in token (shown once; only its hash is kept)."""
-        name = name.strip()
-        if not name or len(name) > 80 or not name.isprintable():
-            raise UsageError("a user name is 1 to 80 printable characters")
+        """Create a user and return their sign-in token (shown once; only its hash is kept).
+
+        UsageError when the name is empty, too long, holds invisible or control characters, or reads like an
+        existing user's name (the same skeleton: full-width letters, Cyrillic or Greek look-alikes, case).
+        """
+        name = clean_user_name(name)
         if role not in ROLES:
             raise UsageError(f"unknown role '{role}' (known: {', '.join(ROLES)})")
+        keys = sorted(set(name_skeletons(name)))
         token = secrets.token_urlsafe(24)
         try:
             with self._lock, self._conn:
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.execute(
+                twin = self._conn.execute(
+                    "SELECT u.name FROM user_name_keys k JOIN users u ON u.id = k.user_id "
+                    f"WHERE k.key IN ({', '.join('?' for _ in keys)}) ORDER BY u.id LIMIT 1",
+                    keys,
+                ).fetchone()
+                if twin is not None and twin[0] != name:
+                    raise UsageError(
+                        f"the name '{name}' looks like the existing user '{twin[0]}'; choose one that reads "
+                        "differently"
+                    )
+                cursor = self._conn.execute(
                     "INSERT INTO users (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)",
                     (name, role, hash_secret(token), _now().isoformat()),
+                )
+                self._conn.executemany(
+                    "INSERT INTO user_name_keys VALUES (?, ?)", [(key, cursor.lastrowid) for key in keys]
                 )
         except sqlite3.IntegrityError:
             raise UsageError(f"a user named '{name}' already exists") from None
@@ -211,21 +273,92 @@ class ArenaStore:
         """Every user, oldest first."""
         return [User(*row) for row in self._read("SELECT id, name, role FROM users ORDER BY id")]
 
-    def sign_in(self, token: str) -> tuple[str, Session] | None:
-        """Open a session for the holder of an invite token: (session id for the cookie, session), or None."""
-        rows = self._read("SELECT id, name, role FROM users WHERE token_hash = ?", (hash_secret(token.strip()),))
-        if not rows:
-            return None
-        user = User(*rows[0])
-        session_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        expires = (_now() + timedelta(days=SESSION_DAYS)).isoformat()
+    def sign_in(
+        self, token: str, client: str = "", limit: SignInLimit | None = None
+    ) -> tuple[str, Session] | None:
+        """Open a session for the holder of an invite token: (session id for the cookie, session), or None.
+
+        With `limit`, the check, the lookup and the count of a failure are one transaction, so guesses sent
+        together cannot slip past the limit together. SignInThrottled while the client or the token's prefix
+        has used up its failures, a good token included; a failure counts against both; success clears the
+        client's count.
+        """
+        token = token.strip()
+        keys = limit.keys(client, token) if limit else []
         with self._lock, self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute("DELETE FROM sessions WHERE expires_at < ?", (_now().isoformat(),))
+            now = _now()  # read under the lock, so no later failure's window seems to end beyond the limit
+            if limit:
+                self._forget_failures(now)
+                for kind, key in keys:
+                    row = self._conn.execute(
+                        "SELECT failures, window_ends FROM sign_in_failures WHERE key = ?", (key,)
+                    ).fetchone()
+                    if row is not None and row[0] >= limit.failures:
+                        raise SignInThrottled(kind, row[0], datetime.fromisoformat(row[1]), now)
+            found = self._conn.execute(
+                "SELECT id, name, role FROM users WHERE token_hash = ?", (hash_secret(token),)
+            ).fetchone()
+            if found is None:
+                ends = (now + limit.span).isoformat() if limit else ""
+                self._conn.executemany(
+                    "INSERT INTO sign_in_failures (key, failures, window_ends) VALUES (?, 1, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET failures = failures + 1",
+                    [(key, ends) for _, key in keys],
+                )
+                return None
+            user = User(*found)
+            if keys:
+                self._conn.execute("DELETE FROM sign_in_failures WHERE key = ?", (keys[0][1],))
+            session_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+            expires = (now + timedelta(days=SESSION_DAYS)).isoformat()
+            self._conn.execute("DELETE FROM sessions WHERE expires_at < ?", (now.isoformat(),))
             self._conn.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?, ?)", (hash_secret(session_id), user.id, csrf, expires)
             )
         return session_id, Session(user, csrf)
+
+    def _forget_failures(self, now: datetime) -> None:
+        """Drop counts whose window has ended, and the oldest beyond MAX_FAILURE_KEYS (inside a transaction)."""
+        self._conn.execute("DELETE FROM sign_in_failures WHERE window_ends <= ?", (now.isoformat(),))
+        self._conn.execute(
+            "DELETE FROM sign_in_failures WHERE id <= (SELECT max(id) FROM sign_in_failures) - ?",
+            (MAX_FAILURE_KEYS,),
+        )
+
+    def open_login_form(self, lifetime: timedelta) -> tuple[str, str]:
+        """A new sign-in form: (its id for the cookie, its CSRF token), valid once within `lifetime`.
+
+        Only their hashes are kept. Forms whose time has passed are dropped here, and the oldest beyond
+        MAX_LOGIN_FORMS.
+        """
+        form_id, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = _now()
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM login_forms WHERE expires_at <= ?", (now.isoformat(),))
+            self._conn.execute(
+                "DELETE FROM login_forms WHERE id <= (SELECT max(id) FROM login_forms) - ?", (MAX_LOGIN_FORMS - 1,)
+            )
+            self._conn.execute(
+                "INSERT INTO login_forms (id_hash, csrf_hash, expires_at) VALUES (?, ?, ?)",
+                (hash_secret(form_id), hash_secret(csrf), (now + lifetime).isoformat()),
+            )
+        return form_id, csrf
+
+    def use_login_form(self, form_id: str, csrf: str) -> bool:
+        """Use up the sign-in form `form_id`: True when `csrf` is the token it was issued with, in time.
+
+        The form is gone after this call whatever the answer, so a token works at most once.
+        """
+        with self._lock, self._conn:
+            rows = self._conn.execute(
+                "DELETE FROM login_forms WHERE id_hash = ? RETURNING csrf_hash, expires_at", (hash_secret(form_id),)
+            ).fetchall()
+        if not rows:
+            return False
+        csrf_hash, expires_at = rows[0]
+        return expires_at > _now().isoformat() and secrets.compare_digest(csrf_hash, hash_secret(csrf))
 
     def session(self, session_id: str) -> Session | None:
         """The live session with this id, or None."""
@@ -243,6 +376,20 @@ class ArenaStore:
         """End a session."""
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM sessions WHERE id_hash = ?", (hash_secret(session_id),))
+
+    def _index_names(self) -> None:
+        """Make the look-alike keys of every user name when they are missing or were made under other rules."""
+        made = self._conn.execute("SELECT value FROM meta WHERE key = 'name_keys'").fetchone()
+        if made is not None and made[0] == NAME_KEY_VERSION:
+            return
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM user_name_keys")
+            for user_id, name in self._conn.execute("SELECT id, name FROM users").fetchall():
+                self._conn.executemany(
+                    "INSERT INTO user_name_keys VALUES (?, ?)", [(key, user_id) for key in set(name_skeletons(name))]
+                )
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('name_keys', ?)", (NAME_KEY_VERSION,))
 
     # --- submitted systems --------------------------------------------------------------
 

@@ -48,6 +48,18 @@ def serve(
         None, "--judge", metavar="NAME", help="Also judge each submitted run with this judge (repeatable)."
     ),
     judge_model: str | None = typer.Option(None, "--judge-model", help="The judges' model (default: local)."),
+    sign_in_failures: int = typer.Option(
+        10, "--sign-in-failures", min=1,
+        help="Failed sign-ins one address, or one token's first characters, may make per window before waiting.",
+    ),
+    sign_in_window: int = typer.Option(
+        600, "--sign-in-window", min=1, help="Seconds failed sign-ins are counted over (and held back for)."
+    ),
+    trusted_proxies: list[str] | None = typer.Option(
+        None, "--trusted-proxy", metavar="ADDRESS",
+        help="A reverse proxy (address or network) whose X-Forwarded-For names the client (repeatable; "
+        "by default the header is ignored).",
+    ),
 ) -> None:
     """Serve the arena: annotators sign in with invite tokens and vote on two systems' answers, blind."""
     try:
@@ -57,6 +69,7 @@ def serve(
     except ImportError as error:
         raise _missing_extra(error) from None
     from biarena.arena.catalog import AUTO_SCORES
+    from biarena.arena.client_address import trusted_networks
     from biarena.arena.config import ArenaConfig
     from biarena.judges import JUDGE_CLASSES
 
@@ -71,6 +84,7 @@ def serve(
         )
     if judge_model and not judges:
         raise UsageError("--judge-model applies to judges: name one with --judge NAME")
+    trusted_networks(trusted_proxies or [])
 
     config = ArenaConfig(
         db=db,
@@ -82,12 +96,16 @@ def serve(
         bootstrap=bootstrap,
         judges=tuple(judges or ()),
         judge_model=judge_model,
+        sign_in_failures=sign_in_failures,
+        sign_in_window=float(sign_in_window),
+        trusted_proxies=tuple(trusted_proxies or ()),
     )
     application = create_app(config)
     systems = application.state.arena.catalog.systems
     err.print(Text(f"arena: {len(systems)} systems from {len(config.runs)} runs; votes in {db}"))
     err.print(Text(f"open http://{host}:{port}/login (invite people with: biarena arena invite NAME --db {db})"))
-    uvicorn.run(application, host=host, port=port, log_level="warning")
+    # uvicorn would otherwise take X-Forwarded-For from any loopback peer; the app reads it from --trusted-proxy only.
+    uvicorn.run(application, host=host, port=port, log_level="warning", proxy_headers=False)
 
 
 @app.command("invite")

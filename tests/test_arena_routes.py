@@ -13,10 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from biarena.arena import load_outcomes
+from biarena.arena.app import number
 from biarena.arena.config import ArenaConfig
 from biarena.arena.store import ArenaStore
 from biarena.runner import RunStore
+from biarena.votes.vote_file import load_votes
 from tests.arena_helpers import (
     IDENTIFYING,
     ArenaFixture,
@@ -361,8 +362,12 @@ def test_votes_are_counted_on_the_leaderboard_and_exported(arena_runs: ArenaFixt
             assert [r["winner"] for r in table] == [r["winner"] for r in rows]
             assert all(r["system_a"] != r["system_b"] for r in table)
             assert {r["system_a"] for r in table} | {r["system_b"] for r in table} <= shown_names
-        outcomes = load_outcomes(cfg.db)
-        assert outcomes == [(r["system_a"], r["system_b"], r["winner"]) for r in rows]
+        stored = load_votes(cfg.db).votes
+        assert [(v.left_system, v.right_system, v.winner) for v in stored] == [
+            (r["system_a"], r["system_b"], r["winner"]) for r in rows
+        ]
+        assert all(v.left_run and v.right_run for v in stored)  # each side names the run behind it
+        assert [(v.left_run, v.right_run) for v in stored] == [(r["run_a"], r["run_b"]) for r in rows]
 
     run(body)
 
@@ -544,3 +549,38 @@ def test_the_admin_page_refuses_a_look_alike_name(arena_runs: ArenaFixture, tmp_
             assert [u.name for u in store.users()] == ["root", "alice", "bob"]
 
     run(body)
+
+
+def test_the_arena_page_and_the_report_rank_the_same_votes_alike(arena_runs: ArenaFixture, tmp_path: Path) -> None:
+    cfg = config(arena_runs, tmp_path, bootstrap=200, min_votes=3)
+    token = invite(cfg.db, "ann")
+    shown: dict[str, tuple[str, str, str, str]] = {}
+
+    async def body() -> None:
+        async with arena_client(cfg) as http:
+            await sign_in(http, token)
+            for choice in ("left", "left", "right", "tie", "left", "both_bad", "left", "right", "left", "tie"):
+                await vote_once(http, choice)
+            page = (await http.get("/leaderboard")).text
+        for row in re.findall(r'<tr data-system="([^"]+)">(.*?)</tr>', page, flags=re.S):
+            found = re.findall(r"<td[^>]*>(.*?)</td>", row[1], re.S)
+            cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in found]
+            shown[html.unescape(row[0])] = (cells[0], cells[2], cells[3], cells[4])  # rank, strength, interval, votes
+
+    run(body)
+    assert len(shown) == 3
+    # The report reads the votes and the arena's leaderboard settings from the same database, and names each system
+    # by its run's label, as the arena does.
+    out = tmp_path / "report.csv"
+    made = cli("report", *map(str, arena_runs.runs), "--arena", str(cfg.db), "-o", str(out))
+    assert made.returncode == 0, made.stderr
+    fitted = [r for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))) if r["table"] == "arena"]
+    assert {r["run"] for r in fitted} == set(shown)
+    for rank, row in enumerate(fitted, start=1):
+        strength, low, high = (float(row[k]) for k in ("mean", "low", "high"))
+        assert shown[row["run"]] == (str(rank), number(strength), f"{number(low)} to {number(high)}", row["n"])
+    markdown = tmp_path / "report.md"
+    assert cli("report", *map(str, arena_runs.runs), "--arena", str(cfg.db), "-o", str(markdown)).returncode == 0
+    order = [line.split("|")[2].strip() for line in markdown.read_text(encoding="utf-8").splitlines()
+             if re.match(r"\| \d+ \|", line)][: len(shown)]
+    assert order == sorted(shown, key=lambda name: int(shown[name][0]))

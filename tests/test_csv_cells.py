@@ -3,9 +3,9 @@
 import csv
 import io
 
-from biarena.arena.outcomes import export_votes
-from biarena.arena.store import Vote
 from biarena.csv_cells import spreadsheet_safe
+from biarena.votes.export import export_votes
+from biarena.votes.vote import Vote
 
 
 def test_text_that_a_spreadsheet_would_run_is_quoted() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from biarena.cli import report_cmd
-from tests.test_report_stats import VOTES, judged  # noqa: F401  (judged is a fixture)
+from tests.test_report_stats import VOTES, judged, vote_file  # noqa: F401  (judged is a fixture)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -16,7 +16,7 @@ def test_every_chart_renders_offline_in_chromium(judged: dict[str, Path], tmp_pa
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the test extra) is not installed")
     arena = tmp_path / "arena.sqlite"
     arena.write_bytes(b"")
-    monkeypatch.setattr(report_cmd, "load_arena", lambda path: list(VOTES))
+    monkeypatch.setattr(report_cmd, "load_votes", lambda path: vote_file(VOTES))
     report = tmp_path / "report.html"
     report_cmd.report(
         runs=[judged["alpha"], judged["beta"]],

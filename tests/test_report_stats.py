@@ -11,16 +11,28 @@ from pathlib import Path
 import pytest
 
 from biarena.records import Benchmark, DatabaseRef, Question, Score
-from biarena.report import leaderboard as leaderboard_module
 from biarena.report import read_runs
 from biarena.report.analysis import analyse
 from biarena.runner import RunStore
 from biarena.stats import fit_bradley_terry, mean_interval
+from biarena.votes.settings import LeaderboardSettings
+from biarena.votes.vote import Vote
+from biarena.votes.vote_file import VoteFile
 from tests.conftest import make_sales_db
 from tests.run_helpers import cli, one_line_error, write_predictions
 
 DIMENSIONS = ["structure", "data_sense", "insightfulness"]
 VOTES = [("alpha", "beta", "a")] * 7 + [("alpha", "beta", "b")] * 3 + [("beta", "alpha", "tie")] * 2
+
+
+def vote_file(outcomes: list[tuple[str, str, str]], bootstrap: int = 1000) -> VoteFile:
+    """Stored votes as an arena database gives them, one per `(left, right, winner)`, without run ids."""
+    choice = {"a": "left", "b": "right"}
+    votes = [
+        Vote(i, "ann", "b", f"q{i}", left, right, choice.get(winner, winner), "", "2026-01-01T00:00:00")
+        for i, (left, right, winner) in enumerate(outcomes, start=1)
+    ]
+    return VoteFile(votes, LeaderboardSettings(bootstrap=bootstrap))
 
 
 def _questions() -> list[Question]:
@@ -187,14 +199,13 @@ def test_arena_votes_make_the_leaderboard(judged: dict[str, Path], tmp_path: Pat
     arena.write_bytes(b"")
     seen = []
 
-    def fake_load(path: Path) -> list[tuple[str, str, str]]:
+    def fake_load(path: Path) -> VoteFile:
         seen.append(path)
-        return list(VOTES)
+        return vote_file(VOTES)
 
-    monkeypatch.setattr(leaderboard_module, "load_arena", lambda path: fake_load(path))
     from biarena.cli import report_cmd
 
-    monkeypatch.setattr(report_cmd, "load_arena", lambda path: fake_load(path))
+    monkeypatch.setattr(report_cmd, "load_votes", fake_load)
     report = tmp_path / "report.html"
     report_cmd.report(
         runs=[judged["alpha"], judged["beta"]],

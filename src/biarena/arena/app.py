@@ -23,8 +23,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from biarena.arena.catalog import Catalog, system_from_run
 from biarena.arena.client_address import client_address, trusted_networks
 from biarena.arena.config import ArenaConfig
-from biarena.arena.leaderboard import Leaderboard, build_leaderboard
-from biarena.arena.outcomes import export_votes
 from biarena.arena.pairing import next_pair
 from biarena.arena.sign_in_limit import CLIENT
 from biarena.arena.store import (
@@ -39,7 +37,10 @@ from biarena.arena.store import (
 from biarena.arena.submission import accept_submission, discard, private_copy
 from biarena.errors import BiarenaError
 from biarena.report.answer_html import ANSWER_CSS, answer_html
+from biarena.report.auto_scores import AUTO_SCORES
 from biarena.report.run_data import RunData
+from biarena.votes.export import export_votes
+from biarena.votes.leaderboard import Leaderboard, build_leaderboard
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "biarena_session"
@@ -113,24 +114,24 @@ class Arena:
         if len(self.catalog.systems) < 2:
             self.store.close()
             raise ArenaRefusal("an arena needs at least two systems to compare; give two or more --runs")
+        self.store.fill_run_ids(self.run_ids())
+        self.store.save_leaderboard_settings(config.leaderboard)
         self.rng = random.Random(config.seed) if config.seed is not None else random.SystemRandom()
         self._pick_lock = threading.Lock()
         self._board_lock = threading.Lock()
         self._board: tuple[tuple[int, int], Leaderboard] | None = None
+
+    def run_ids(self) -> dict[str, str]:
+        """Each system's name -> the id of the run behind it."""
+        return {name: system.spec.run_id for name, system in self.catalog.systems.items()}
 
     def leaderboard(self) -> Leaderboard:
         """The leaderboard, refitted only when votes or systems changed."""
         with self._board_lock:
             key = (self.store.vote_count(), len(self.catalog.systems))
             if self._board is None or self._board[0] != key:
-                outcomes = [(v.left_system, v.right_system, v.winner) for v in self.store.votes()]
-                board = build_leaderboard(
-                    outcomes,
-                    self.catalog,
-                    min_votes=self.config.min_votes,
-                    auto_metric=self.config.auto_metric,
-                    bootstrap=self.config.bootstrap,
-                )
+                contenders = [system.contender for system in self.catalog.systems.values()]
+                board = build_leaderboard(self.store.votes(), contenders, self.config.leaderboard, metrics=AUTO_SCORES)
                 self._board = (key, board)
             return self._board[1]
 
@@ -313,7 +314,13 @@ def create_app(config: ArenaConfig) -> FastAPI:
         if len(rationale) > MAX_RATIONALE:
             raise ArenaRefusal(f"the rationale is {len(rationale):,} characters; keep it under {MAX_RATIONALE:,}")
         await run_in_threadpool(
-            arena.store.record_vote, token, session.user.id, choice, rationale.strip(), config.daily_cap
+            arena.store.record_vote,
+            token,
+            session.user.id,
+            choice,
+            rationale.strip(),
+            config.daily_cap,
+            arena.run_ids(),
         )
         return RedirectResponse(f"/reveal/{token}", status_code=303)
 

@@ -6,13 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biarena.errors import UsageError
-from biarena.judges import JUDGE_CLASSES
-from biarena.metrics.summary import overall
 from biarena.records import Answer, Question, RunSpec
+from biarena.report.auto_scores import auto_scores
 from biarena.report.run_data import RunData, label_runs
-
-AUTO_SCORES = ("execution_accuracy", "ser", "result_f1", "semantic_similarity")
-"""Automatic scores the leaderboard shows beside the human ones."""
+from biarena.votes.leaderboard import Contender
 
 MODEL_WORDS = (
     "openai", "chatgpt", "gpt", "anthropic", "claude", "gemini", "llama", "mistral", "mixtral", "qwen", "deepseek",
@@ -34,6 +31,11 @@ class ArenaSystem:
     submitted: bool = False
     identifiers: set[str] = field(default_factory=set)
     """Words that would tell this system apart if shown: names, model strings, file names."""
+
+    @property
+    def contender(self) -> Contender:
+        """The system as a leaderboard contender."""
+        return Contender(self.name, self.spec.run_id, dict(self.auto), self.submitted)
 
 
 def _identifiers(run: RunData, name: str) -> set[str]:
@@ -57,16 +59,12 @@ def _identifiers(run: RunData, name: str) -> set[str]:
 
 def system_from_run(run: RunData, name: str, *, submitted: bool = False) -> ArenaSystem:
     """An arena system from a read run; its automatic scores are the means `biarena show` reports."""
-    names = sorted({s.name for s in run.scores})
-    row = overall(run.questions, run.scores, names, answers=run.answers)
-    auto = {metric: row.means.get(metric) for metric in AUTO_SCORES}
-    auto.update({name: row.means.get(name) for name in names if name in JUDGE_CLASSES})
     return ArenaSystem(
         name=name,
         path=run.path,
         spec=run.spec,
         answers={a.question_id: a for a in run.answers},
-        auto=auto,
+        auto=auto_scores(run),
         submitted=submitted,
         identifiers=_identifiers(run, name),
     )

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biarena.arena.sign_in_limit import SignInLimit
+from biarena.votes.settings import LeaderboardSettings
 
 
 @dataclass(frozen=True)
@@ -16,13 +17,13 @@ class ArenaConfig:
     """Run files whose systems are compared."""
     daily_cap: int = 200
     """Votes one annotator may cast per day (UTC)."""
-    min_votes: int = 20
+    min_votes: int = LeaderboardSettings.min_votes
     """Votes a system needs before its combined score (automatic and human) is shown (CORGI 4.3)."""
-    auto_metric: str = "execution_accuracy"
+    auto_metric: str = LeaderboardSettings.auto_metric
     """The automatic score the combined score uses."""
     max_upload_bytes: int = 64 * 1024 * 1024
     """Largest run file a submitter may upload."""
-    bootstrap: int = 500
+    bootstrap: int = LeaderboardSettings.bootstrap
     """Bootstrap resamples behind the leaderboard's 95% intervals."""
     submissions: Path | None = None
     """Where submitted runs are kept (default: a folder beside the database)."""
@@ -45,6 +46,11 @@ class ArenaConfig:
     def sign_in_limit(self) -> SignInLimit:
         """The sign-in limit these settings describe."""
         return SignInLimit(failures=self.sign_in_failures, window=self.sign_in_window)
+
+    @property
+    def leaderboard(self) -> LeaderboardSettings:
+        """How the leaderboard fits the votes (kept in the database, so `report --arena` fits them the same way)."""
+        return LeaderboardSettings(min_votes=self.min_votes, auto_metric=self.auto_metric, bootstrap=self.bootstrap)
 
     @property
     def submissions_dir(self) -> Path:

@@ -12,6 +12,9 @@ from biarena.arena.sign_in_limit import SignInLimit, retry_seconds, wait_message
 from biarena.arena.user_names import NAME_KEY_VERSION, clean_user_name, name_skeletons
 from biarena.errors import BiarenaError, FormatError, NotFoundError, UsageError
 from biarena.sqlite_migrations import migrate
+from biarena.votes.settings import LeaderboardSettings
+from biarena.votes.vote import Vote, read_votes
+from biarena.votes.vote_file import ARENA_MAGIC
 
 ROLES = ("annotator", "submitter", "admin")
 """Who may do what: annotators vote, submitters upload runs, admins do both and invite and export."""
@@ -101,6 +104,12 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (key, user_id)
     ) WITHOUT ROWID;
     """,
+    # The run behind each side of a vote (RunSpec.run_id), so leaderboards match systems to runs exactly; votes
+    # stored before get theirs when an arena serving those systems starts (ArenaStore.fill_run_ids).
+    """
+    ALTER TABLE votes ADD COLUMN left_run TEXT;
+    ALTER TABLE votes ADD COLUMN right_run TEXT;
+    """,
 ]
 
 MAX_LOGIN_FORMS = 50_000
@@ -108,7 +117,6 @@ MAX_LOGIN_FORMS = 50_000
 MAX_FAILURE_KEYS = 100_000
 """Failure counts kept at most (each expires with its window; beyond this the oldest are forgotten)."""
 
-_MAGIC = "biarena-arena"
 
 
 class ArenaRefusal(BiarenaError):
@@ -157,26 +165,6 @@ class Comparison:
     left_system: str
     right_system: str
     vote_id: int | None
-
-
-@dataclass(frozen=True)
-class Vote:
-    """One stored vote, with the systems revealed."""
-
-    id: int
-    annotator: str
-    benchmark: str
-    question_id: str
-    left_system: str
-    right_system: str
-    choice: str
-    rationale: str
-    created_at: str
-
-    @property
-    def winner(self) -> str:
-        """The outcome as `(system_a=left, system_b=right, winner)` reads it: a, b, tie or both_bad."""
-        return {"left": "a", "right": "b"}.get(self.choice, self.choice)
 
 
 def daily_cap_message(cap: int) -> str:
@@ -449,8 +437,18 @@ class ArenaStore:
         """Votes the user cast today (UTC)."""
         return self._read("SELECT count(*) FROM votes WHERE user_id = ? AND day = ?", (user_id, _today()))[0][0]
 
-    def record_vote(self, token: str, user_id: int, choice: str, rationale: str, daily_cap: int) -> int:
+    def record_vote(
+        self,
+        token: str,
+        user_id: int,
+        choice: str,
+        rationale: str,
+        daily_cap: int,
+        run_ids: dict[str, str] | None = None,
+    ) -> int:
         """Store a vote for the user's comparison in one transaction; return its id.
+
+        `run_ids` maps the systems' names to their runs' ids, stored with the vote (leaderboards match by them).
 
         Refused (ArenaRefusal) when the comparison is unknown or already voted, the user voted on this pair of
         systems for this question before, or the user reached the daily cap.
@@ -477,11 +475,13 @@ class ArenaStore:
                 raise ArenaRefusal(daily_cap_message(daily_cap), 429)
             low, high = sorted((left, right))
             try:
+                runs = run_ids or {}
                 cursor = self._conn.execute(
                     "INSERT INTO votes (user_id, benchmark, question_id, left_system, right_system, system_lo, "
-                    "system_hi, choice, rationale, day, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "system_hi, choice, rationale, day, created_at, left_run, right_run) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (user_id, benchmark, question_id, left, right, low, high, choice, rationale,
-                     now.date().isoformat(), now.isoformat()),
+                     now.date().isoformat(), now.isoformat(), runs.get(left), runs.get(right)),
                 )
             except sqlite3.IntegrityError:
                 raise ArenaRefusal("you already voted on these two answers to this question", 409) from None
@@ -515,12 +515,31 @@ class ArenaStore:
         return rows[0][0] if rows else ""
 
     def votes(self) -> list[Vote]:
-        """Every vote, oldest first, with the annotator's name."""
-        rows = self._read(
-            "SELECT v.id, u.name, v.benchmark, v.question_id, v.left_system, v.right_system, v.choice, v.rationale, "
-            "v.created_at FROM votes v JOIN users u ON u.id = v.user_id ORDER BY v.id"
-        )
-        return [Vote(*row) for row in rows]
+        """Every vote, oldest first, with the annotator's name and the runs behind both sides."""
+        with self._lock:
+            return read_votes(self._conn)
+
+    def fill_run_ids(self, run_ids: dict[str, str]) -> int:
+        """Give votes stored without run ids those of the systems they name (`run_ids`: the name the arena shows ->
+        its run's id); returns how many sides were filled."""
+        filled = 0
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            for side in ("left", "right"):
+                for name, run_id in run_ids.items():
+                    cursor = self._conn.execute(
+                        f"UPDATE votes SET {side}_run = ? WHERE {side}_run IS NULL AND {side}_system = ?",
+                        (run_id, name),
+                    )
+                    filled += cursor.rowcount
+        return filled
+
+    def save_leaderboard_settings(self, settings: LeaderboardSettings) -> None:
+        """Keep the settings the arena's leaderboard uses, so `report --arena` fits the votes the same way."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('leaderboard', ?)", (settings.to_json(),)
+            )
 
     def vote_count(self) -> int:
         """How many votes are stored."""
@@ -542,11 +561,11 @@ def _recognize(path: Path) -> None:
             conn.close()
     except sqlite3.DatabaseError:
         version, magic = 0, None
-    if not magic or magic[0] != _MAGIC:
+    if not magic or magic[0] != ARENA_MAGIC:
         raise FormatError(f"{path}: not a biarena arena database; it was left as it is")
     if version > len(MIGRATIONS):
         raise FormatError(f"{path}: made by a newer biarena (arena format {version})")
 
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    migrate(conn, path, MIGRATIONS, _MAGIC, "arena")
+    migrate(conn, path, MIGRATIONS, ARENA_MAGIC, "arena")

@@ -6,12 +6,12 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
-from biarena.arena.outcomes import export_votes
 from biarena.arena.store import ROLES, ArenaStore
 from biarena.benchmarks.archive import format_size, parse_size
 from biarena.cli.console import err, out
 from biarena.errors import NotFoundError, UsageError, did_you_mean
 from biarena.files import writable_target
+from biarena.votes.export import export_votes
 
 app = typer.Typer(
     help="Blind pairwise human evaluation of runs, with a Bradley-Terry leaderboard.", no_args_is_help=True
@@ -68,10 +68,10 @@ def serve(
         from biarena.arena.app import create_app
     except ImportError as error:
         raise _missing_extra(error) from None
-    from biarena.arena.catalog import AUTO_SCORES
     from biarena.arena.client_address import trusted_networks
     from biarena.arena.config import ArenaConfig
     from biarena.judges import JUDGE_CLASSES
+    from biarena.report.auto_scores import AUTO_SCORES
 
     for judge in judges or []:
         if judge not in JUDGE_CLASSES:

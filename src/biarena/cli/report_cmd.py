@@ -15,8 +15,8 @@ from biarena.report.analysis import analyse
 from biarena.report.comparison import compare
 from biarena.report.csv_report import csv_report
 from biarena.report.judge_check import read_judge_check
-from biarena.report.leaderboard import load_arena
 from biarena.report.markdown_report import markdown_report
+from biarena.votes.vote_file import load_votes
 
 
 class ReportFormat(StrEnum):
@@ -62,14 +62,14 @@ def report(
     names = {d.spec.benchmark_name for d in data}
     if len(names) > 1:
         raise UsageError(f"the runs are on different benchmarks: {', '.join(sorted(names))}")
-    outcomes = load_arena(arena) if arena is not None else None
+    votes = load_votes(arena) if arena is not None else None
     checks = {judge: figures for path in judge_check or [] for judge, figures in read_judge_check(path).items()}
     for warning in compare(data).warnings:
         err.print(Text(f"warning: {warning}"))
     if form is ReportFormat.html:
-        write_report(data, out, title=title, outcomes=outcomes, judge_check=checks)
+        write_report(data, out, title=title, votes=votes, judge_check=checks)
     else:
-        analysis = analyse(data, outcomes=outcomes, judge_check=checks)
+        analysis = analyse(data, votes=votes, judge_check=checks)
         text = markdown_report(analysis, title=title) if form is ReportFormat.md else csv_report(analysis)
         write_atomically(out, lambda temp: temp.write_text(text, encoding="utf-8"))
     err.print(Text(f"wrote {out}"))

@@ -1,5 +1,7 @@
 """The RunSpec record: what a run is, stored at the head of its run file."""
 
+import hashlib
+import json
 from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
@@ -62,6 +64,14 @@ class RunSpec(BaseModel):
         if self.fingerprint is not None and other.fingerprint is not None:
             found.extend(_fingerprint_differences(self.fingerprint, other.fingerprint))
         return found
+
+    @property
+    def run_id(self) -> str:
+        """A short id naming this run wherever its file is copied or relabelled: a hash of its benchmark, system,
+        model, options and creation time (none of which a resume or a wider selection changes)."""
+        identity = [self.benchmark_name, self.system, self.model, self.options, self.created_at.isoformat()]
+        text = json.dumps(identity, sort_keys=True, default=str, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
     def default_label(self, stem: str) -> str:
         """A label from the run file's stem and what distinguishes the system: name, model, short options."""

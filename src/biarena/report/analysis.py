@@ -8,7 +8,7 @@ from biarena.report.groups import groupings
 from biarena.report.intervals import GroupIntervals, counted_table, group_intervals
 from biarena.report.judge_check import CheckFigure
 from biarena.report.judge_scores import JudgeScores, dimension_means, judges_in
-from biarena.report.leaderboard import ArenaBoard, arena_board
+from biarena.report.leaderboard import arena_leaderboard
 from biarena.report.run_data import RunData
 from biarena.report.significance import (
     Significance,
@@ -17,6 +17,8 @@ from biarena.report.significance import (
     hotelling_rows,
     paired_rows,
 )
+from biarena.votes.leaderboard import Leaderboard
+from biarena.votes.vote_file import VoteFile
 
 METRICS = ["ser", "execution_accuracy", "semantic_similarity", "result_f1"]
 """The deterministic scores reports put intervals on, in their order."""
@@ -44,7 +46,7 @@ class Analysis:
     dimensions: dict[str, dict[str, dict[str, float | None]]]
     """judge -> run label -> dimension -> mean."""
     significance: Significance
-    arena: ArenaBoard | None = None
+    arena: Leaderboard | None = None
     judge_check: dict[str, list[CheckFigure]] = field(default_factory=dict)
 
     def section(self, key: str) -> Section | None:
@@ -55,7 +57,7 @@ class Analysis:
 def analyse(
     runs: list[RunData],
     *,
-    outcomes: list[tuple[str, str, str]] | None = None,
+    votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
 ) -> Analysis:
     """Compute the report's figures from the runs, the arena's votes and the judge check figures when given."""
@@ -86,5 +88,5 @@ def analyse(
         agreement=agreement_rows(runs, tables, judges),
         hotelling=hotelling_rows(runs, judges),
     )
-    board = arena_board(outcomes, runs) if outcomes else None
+    board = arena_leaderboard(votes, runs) if votes is not None else None
     return Analysis(comparison, names, sections, judges, dimensions, significance, board, dict(judge_check or {}))

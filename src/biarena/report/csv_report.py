@@ -26,19 +26,8 @@ def csv_report(analysis: Analysis) -> str:
                     if iv is not None:
                         put(section.key, label, row.group, name, iv.estimate, iv.low, iv.high, iv.n, row.questions)
     if analysis.arena is not None:
-        fit = analysis.arena.fit
-        for system in fit.systems:
-            put(
-                "arena",
-                system,
-                "",
-                "bradley_terry",
-                fit.strength[system],
-                fit.low[system],
-                fit.high[system],
-                fit.counts[system],
-                None,
-            )
+        for row in analysis.arena.rows:
+            put("arena", row.name, "", "bradley_terry", row.strength, row.low, row.high, row.votes, None)
     for judge, figures in analysis.judge_check.items():
         for figure in figures:
             put("judge_check", judge, figure.check, "good_higher", figure.rate, figure.low, figure.high, figure.n, None)

@@ -18,6 +18,7 @@ from biarena.report.groups import readable
 from biarena.report.judge_check import CheckFigure
 from biarena.report.run_data import RunData, label_runs
 from biarena.report.svg_chart import PALETTE, grouped_bars, interval_plot
+from biarena.votes.vote_file import VoteFile
 
 SCORE_COLUMNS = [
     ("ser", "SER"),
@@ -177,43 +178,41 @@ def _arena(analysis: Analysis, names: list[str]) -> dict[str, Any] | None:
     board = analysis.arena
     if board is None:
         return None
-    fit = board.fit
     overall = {s.run.label: s.overall for s in analysis.comparison.summaries}
     rows = []
-    for rank, system in enumerate(fit.systems, start=1):
-        run = board.runs.get(system)
-        row: SummaryRow | None = overall.get(run.label) if run is not None else None
-        won = sum(fit.wins[(a, b)] * n for (a, b), n in fit.matches.items() if a == system)
+    for item in board.rows:
+        row: SummaryRow | None = overall.get(item.name)
         rows.append(
             {
-                "rank": rank,
-                "system": system,
-                "run": run.label if run is not None else None,
-                "strength": fit.strength[system],
-                "low": fit.low[system],
-                "high": fit.high[system],
-                "votes": fit.counts[system],
-                "win_rate": won / fit.counts[system] if fit.counts[system] else None,
+                "rank": item.rank,
+                "system": item.name,
+                "strength": item.strength,
+                "low": item.low,
+                "high": item.high,
+                "votes": item.votes,
+                "win_rate": item.win_rate,
                 "auto": [row.means.get(n) if row else None for n in names],
             }
         )
+    voted = [r for r in board.rows if r.strength is not None]
     chart = interval_plot(
-        [(s, fit.strength[s], fit.low[s], fit.high[s]) for s in fit.systems],
+        [(r.name, r.strength, r.low, r.high) for r in voted],
         title="Bradley-Terry strength (log scale) with 95% intervals",
         reference=0.0,
-        caption=f"{board.votes} votes; {fit.ties} ties or both bad (half a win each); "
-        f"{fit.bootstrap} bootstrap resamples",
+        caption=f"{board.total_votes} votes; {board.ties} ties or both bad (half a win each); "
+        f"{board.bootstrap} bootstrap resamples",
     )
-    matrix = [[fit.wins.get((a, b)) for b in fit.systems] for a in fit.systems]
-    games = [[fit.matches.get((a, b), 0) for b in fit.systems] for a in fit.systems]
+    matrix = [[board.wins.get((a, b)) for b in board.names] for a in board.names]
+    games = [[board.matches.get((a, b), 0) for b in board.names] for a in board.names]
     return {
         "rows": rows,
         "chart": chart,
-        "systems": fit.systems,
+        "systems": board.names,
         "matrix": matrix,
         "games": games,
-        "votes": board.votes,
-        "ties": fit.ties,
+        "votes": board.total_votes,
+        "unmatched": board.unmatched_votes,
+        "ties": board.ties,
         "auto_names": names,
     }
 
@@ -222,11 +221,11 @@ def build_context(
     runs: list[RunData],
     title: str,
     *,
-    outcomes: list[tuple[str, str, str]] | None = None,
+    votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, computed from the runs (and the arena's votes and judge check, when given)."""
-    analysis = analyse(runs, outcomes=outcomes, judge_check=judge_check)
+    analysis = analyse(runs, votes=votes, judge_check=judge_check)
     comparison = analysis.comparison
     names = [n for n, _ in SCORE_COLUMNS]
     compared = comparison.summaries[0].questions if comparison.summaries else []
@@ -292,7 +291,7 @@ def render_report(
     runs: list[RunData],
     *,
     title: str = "biarena report",
-    outcomes: list[tuple[str, str, str]] | None = None,
+    votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
 ) -> str:
     """The report's HTML: styles, charts and the filter script inside, nothing fetched."""
@@ -300,7 +299,7 @@ def render_report(
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["fmt"] = lambda v, d=3: "–" if v is None or v != v else f"{v:.{d}f}"
     env.filters["pval"] = lambda p: "–" if p is None or p != p else ("< 0.001" if p < 0.001 else f"{p:.3f}")
-    return env.from_string(source).render(**build_context(runs, title, outcomes=outcomes, judge_check=judge_check))
+    return env.from_string(source).render(**build_context(runs, title, votes=votes, judge_check=judge_check))
 
 
 def write_report(
@@ -308,12 +307,12 @@ def write_report(
     path: Path,
     *,
     title: str = "biarena report",
-    outcomes: list[tuple[str, str, str]] | None = None,
+    votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
 ) -> Path:
     """Write the report to `path` (one HTML file with its styles and charts inside), atomically."""
     labels = [run.label for run in runs]
     if len(set(labels)) != len(labels):
         label_runs(runs)
-    html = render_report(runs, title=title, outcomes=outcomes, judge_check=judge_check)
+    html = render_report(runs, title=title, votes=votes, judge_check=judge_check)
     return write_atomically(path, lambda temp: temp.write_text(html, encoding="utf-8"))

@@ -22,22 +22,16 @@ def _arena(analysis: Analysis) -> list[str]:
     board = analysis.arena
     if board is None:
         return []
-    fit = board.fit
     headers = ["rank", "system", "strength", "95% interval", "votes"]
     rows = [
-        [
-            str(rank),
-            system,
-            _num(fit.strength[system], 2),
-            _interval(fit.low[system], fit.high[system]).strip(),
-            str(fit.counts[system]),
-        ]
-        for rank, system in enumerate(fit.systems, start=1)
+        [str(r.rank), r.name, _num(r.strength, 2), _interval(r.low, r.high).strip(), str(r.votes)] for r in board.rows
     ]
     note = (
-        f"Bradley-Terry strengths (log scale, mean 0) from {board.votes} votes; {fit.ties} ties or both bad count "
-        f"half a win each; 95% intervals from {fit.bootstrap} bootstrap resamples."
+        f"Bradley-Terry strengths (log scale, mean 0) from {board.total_votes} votes; {board.ties} ties or both bad "
+        f"count half a win each; 95% intervals from {board.bootstrap} bootstrap resamples."
     )
+    if board.unmatched_votes:
+        note += f" {board.unmatched_votes} votes left out: a side's run is not in this report."
     return ["## Leaderboard: arena votes", note, markdown_table(headers, rows, {0, 2, 4})]
 
 

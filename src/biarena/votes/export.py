@@ -1,24 +1,19 @@
-"""load_outcomes and export_votes: an arena's stored votes, with the systems revealed."""
+"""export_votes: an arena's stored votes as JSONL or CSV, with the systems and their runs revealed."""
 
 import csv
 import io
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
-from biarena.arena.store import ArenaStore, Vote
 from biarena.csv_cells import safe_row
+from biarena.votes.vote import Vote
 
 EXPORT_FIELDS = (
-    "vote_id", "annotator", "benchmark", "question_id", "system_a", "system_b", "winner", "rationale", "created_at"
+    "vote_id", "annotator", "benchmark", "question_id", "system_a", "system_b", "winner", "rationale", "created_at",
+    "run_a", "run_b",
 )
-"""Columns of a votes export: system_a was shown on the left, system_b on the right."""
-
-
-def load_outcomes(db_path: str | Path) -> list[tuple[str, str, str]]:
-    """Every vote of an arena database as `(system_a, system_b, winner)`, winner in a, b, tie, both_bad."""
-    with ArenaStore(db_path, create=False) as store:
-        return [(v.left_system, v.right_system, v.winner) for v in store.votes()]
+"""Columns of a votes export: system_a was shown on the left, system_b on the right; run_a and run_b are their runs'
+ids (empty for votes stored before runs had ids)."""
 
 
 def vote_record(vote: Vote) -> dict[str, object]:
@@ -33,6 +28,8 @@ def vote_record(vote: Vote) -> dict[str, object]:
         "winner": vote.winner,
         "rationale": vote.rationale,
         "created_at": vote.created_at,
+        "run_a": vote.left_run or "",
+        "run_b": vote.right_run or "",
     }
 
 

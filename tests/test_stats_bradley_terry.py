@@ -99,7 +99,7 @@ def test_bad_votes_are_refused_with_a_clear_message() -> None:
 def test_simulation_recovers_the_order_of_ten_systems(seed: int) -> None:
     sim = simulate_votes(10, 2000, seed=seed, bootstrap=200)
     assert sim.spearman >= 0.9
-    assert len(sim.outcomes) == 2000 and sum(sim.fit.counts.values()) == 4000
+    assert len(sim.games) == 2000 and sum(sim.fit.counts.values()) == 4000
     assert sum(sim.true_strength.values()) == pytest.approx(0, abs=1e-9)
     assert sim.covered >= 7  # 95% intervals: missing more than three of ten is very unlikely
 
@@ -107,7 +107,7 @@ def test_simulation_recovers_the_order_of_ten_systems(seed: int) -> None:
 def test_simulated_pairs_are_uniform_and_wins_follow_theta() -> None:
     sim = simulate_votes(3, 30000, seed=5, bootstrap=0)
     pairs = {}
-    for a, b, _ in sim.outcomes:
+    for a, b, _ in sim.games:
         pairs[frozenset((a, b))] = pairs.get(frozenset((a, b)), 0) + 1
     assert len(pairs) == 3 and all(abs(n - 10000) < 400 for n in pairs.values())
     theta = {n: math.exp(v) for n, v in sim.true_strength.items()}

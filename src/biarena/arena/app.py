@@ -29,8 +29,8 @@ from biarena.arena.store import (
     ROLES,
     ArenaRefusal,
     ArenaStore,
-    Comparison,
     Session,
+    ShownPair,
     SignInThrottled,
     daily_cap_message,
 )
@@ -135,7 +135,7 @@ class Arena:
                 self._board = (key, board)
             return self._board[1]
 
-    def comparison_for(self, session: Session) -> Comparison | None:
+    def comparison_for(self, session: Session) -> ShownPair | None:
         """The user's open comparison, or a new one on the least-compared pair they have not judged."""
         user = session.user
         with self._pick_lock:

@@ -155,7 +155,7 @@ class Session:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class ShownPair:
     """Two systems' answers to one question, shown to one annotator with the sides fixed."""
 
     token: str
@@ -399,21 +399,21 @@ class ArenaStore:
 
     # --- comparisons and votes ----------------------------------------------------------
 
-    def open_comparison(self, user_id: int) -> Comparison | None:
+    def open_comparison(self, user_id: int) -> ShownPair | None:
         """The user's shown-but-not-voted comparison, if any (a reload shows the same pair, not a new one)."""
         rows = self._read(
             "SELECT token, user_id, benchmark, question_id, left_system, right_system, vote_id FROM comparisons "
             "WHERE user_id = ? AND vote_id IS NULL ORDER BY created_at DESC LIMIT 1",
             (user_id,),
         )
-        return Comparison(*rows[0]) if rows else None
+        return ShownPair(*rows[0]) if rows else None
 
     def drop_comparison(self, token: str) -> None:
         """Forget an unvoted comparison (its systems left the arena)."""
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM comparisons WHERE token = ? AND vote_id IS NULL", (token,))
 
-    def new_comparison(self, user_id: int, benchmark: str, question_id: str, left: str, right: str) -> Comparison:
+    def new_comparison(self, user_id: int, benchmark: str, question_id: str, left: str, right: str) -> ShownPair:
         """Record a comparison shown to a user and return it with its opaque token."""
         token = secrets.token_urlsafe(18)
         with self._lock, self._conn:
@@ -422,16 +422,16 @@ class ArenaStore:
                 "INSERT INTO comparisons VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
                 (token, user_id, benchmark, question_id, left, right, _now().isoformat()),
             )
-        return Comparison(token, user_id, benchmark, question_id, left, right, None)
+        return ShownPair(token, user_id, benchmark, question_id, left, right, None)
 
-    def comparison(self, token: str, user_id: int) -> Comparison | None:
+    def comparison(self, token: str, user_id: int) -> ShownPair | None:
         """The user's comparison with this token, or None (another user's token is as good as none)."""
         rows = self._read(
             "SELECT token, user_id, benchmark, question_id, left_system, right_system, vote_id FROM comparisons "
             "WHERE token = ? AND user_id = ?",
             (token, user_id),
         )
-        return Comparison(*rows[0]) if rows else None
+        return ShownPair(*rows[0]) if rows else None
 
     def votes_today(self, user_id: int) -> int:
         """Votes the user cast today (UTC)."""

@@ -49,10 +49,10 @@ class BradleyTerry:
         return float(1.0 / (1.0 + np.exp(self.strength[b] - self.strength[a])))
 
 
-def _comparison_matrix(index: dict[str, int], outcomes: Sequence[tuple[str, str, str]]) -> np.ndarray:
+def _comparison_matrix(index: dict[str, int], games: Sequence[tuple[str, str, str]]) -> np.ndarray:
     """matrix[i, j] = wins of i over j; a tie or a both-bad vote is half a win for each side."""
     matrix = np.zeros((len(index), len(index)))
-    for a, b, winner in outcomes:
+    for a, b, winner in games:
         i, j = index[a], index[b]
         if winner == "a":
             matrix[i, j] += 1
@@ -69,12 +69,12 @@ def _fit(matrix: np.ndarray) -> np.ndarray:
     return params - params.mean()
 
 
-def _check(outcomes: Iterable[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+def _check(games: Iterable[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     checked = []
-    for number, outcome in enumerate(outcomes, start=1):
-        if len(outcome) != 3:
-            raise UsageError(f"vote {number}: expected (system_a, system_b, winner), got {outcome!r}")
-        a, b, winner = outcome
+    for number, game in enumerate(games, start=1):
+        if len(game) != 3:
+            raise UsageError(f"vote {number}: expected (system_a, system_b, winner), got {game!r}")
+        a, b, winner = game
         if winner not in WINNERS:
             raise UsageError(f"vote {number}: winner must be one of {', '.join(WINNERS)}, got {winner!r}")
         if a == b:
@@ -84,7 +84,7 @@ def _check(outcomes: Iterable[tuple[str, str, str]]) -> list[tuple[str, str, str
 
 
 def fit_bradley_terry(
-    outcomes: Iterable[tuple[str, str, str]],
+    games: Iterable[tuple[str, str, str]],
     *,
     systems: Sequence[str] | None = None,
     bootstrap: int = 1000,
@@ -97,7 +97,7 @@ def fit_bradley_terry(
     The intervals come from `bootstrap` resamples of the votes with replacement (seeded: the same votes and seed give
     the same intervals); with `bootstrap=0` the intervals equal the estimate.
     """
-    votes = _check(outcomes)
+    votes = _check(games)
     listed = list(dict.fromkeys(systems)) if systems is not None else []
     seen = list(dict.fromkeys(name for a, b, _ in votes for name in (a, b)))
     unknown = [name for name in seen if systems is not None and name not in listed]

@@ -15,7 +15,7 @@ class Simulation:
 
     true_strength: dict[str, float]
     """log(theta) per system, centred to mean 0 like the fit's strengths."""
-    outcomes: list[tuple[str, str, str]]
+    games: list[tuple[str, str, str]]
     """The simulated votes `(a, b, "a" | "b")`."""
     fit: BradleyTerry
     """The Bradley-Terry fit of the votes."""
@@ -32,7 +32,7 @@ class Simulation:
         return self.covered / len(self.true_strength)
 
 
-def draw_outcomes(
+def draw_games(
     theta: np.ndarray, names: list[str], comparisons: int, rng: np.random.Generator
 ) -> list[tuple[str, str, str]]:
     """Votes as Appendix E draws them: a pair uniform over all pairs, i preferred with theta_i / (theta_i + theta_j)."""
@@ -60,12 +60,12 @@ def simulate_votes(
     names = [f"system-{i + 1:0{len(str(systems))}d}" for i in range(systems)]
     log_theta = rng.uniform(0.0, spread, size=systems)
     log_theta -= log_theta.mean()
-    outcomes = draw_outcomes(np.exp(log_theta), names, comparisons, rng)
-    fit = fit_bradley_terry(outcomes, systems=names, bootstrap=bootstrap, seed=seed)
+    games = draw_games(np.exp(log_theta), names, comparisons, rng)
+    fit = fit_bradley_terry(games, systems=names, bootstrap=bootstrap, seed=seed)
     truth = dict(zip(names, (float(v) for v in log_theta), strict=True))
     fitted = np.array([fit.strength[n] for n in names])
     # A system no vote reached has no estimate; it counts as not covered and ranks last.
     fitted = np.where(np.isnan(fitted), -np.inf, fitted)
     rho, p = stats.spearmanr(log_theta, fitted)
     covered = sum(1 for n in names if fit.low[n] <= truth[n] <= fit.high[n])
-    return Simulation(truth, outcomes, fit, float(rho), float(p), covered)
+    return Simulation(truth, games, fit, float(rho), float(p), covered)

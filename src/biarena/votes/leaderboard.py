@@ -86,20 +86,20 @@ def _number(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def matched_outcomes(votes: list[Vote], contenders: list[Contender]) -> list[tuple[str, str, str]]:
+def matched_games(votes: list[Vote], contenders: list[Contender]) -> list[tuple[str, str, str]]:
     """The votes between two contenders as `(name_a, name_b, winner)`: each side found by its run id, or by the name
     shown when the vote has no run id."""
     by_run = {c.run_id: c.name for c in contenders if c.run_id}
     by_name = {c.name: c.name for c in contenders}
-    outcomes = []
+    games = []
     for vote in votes:
         sides = [
             by_run.get(run) if run else by_name.get(name)
             for run, name in ((vote.left_run, vote.left_system), (vote.right_run, vote.right_system))
         ]
         if sides[0] is not None and sides[1] is not None and sides[0] != sides[1]:
-            outcomes.append((sides[0], sides[1], vote.winner))
-    return outcomes
+            games.append((sides[0], sides[1], vote.winner))
+    return games
 
 
 def build_leaderboard(
@@ -112,10 +112,10 @@ def build_leaderboard(
     """The leaderboard of every contender from the stored votes; `metrics` are the automatic scores shown as such
     (the others a contender has are judges' scores)."""
     settings = settings or LeaderboardSettings()
-    outcomes = matched_outcomes(votes, contenders)
+    games = matched_games(votes, contenders)
     names = sorted(c.name for c in contenders)
     by_name = {c.name: c for c in contenders}
-    fit = fit_bradley_terry(outcomes, systems=names, bootstrap=settings.bootstrap, seed=settings.seed)
+    fit = fit_bradley_terry(games, systems=names, bootstrap=settings.bootstrap, seed=settings.seed)
     rows = []
     for rank, name in enumerate(fit.systems, start=1):
         contender = by_name[name]
@@ -147,8 +147,8 @@ def build_leaderboard(
         names=list(fit.systems),
         wins=dict(fit.wins),
         matches=dict(fit.matches),
-        total_votes=len(outcomes),
-        unmatched_votes=len(votes) - len(outcomes),
+        total_votes=len(games),
+        unmatched_votes=len(votes) - len(games),
         ties=fit.ties,
         min_votes=settings.min_votes,
         auto_metric=settings.auto_metric,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from biarena.db.allowed_functions import allowed_functions
+from biarena.db.catalog import relation_problem
 from biarena.db.database import Database, fetch_capped
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.limits import format_size
@@ -33,6 +34,9 @@ _READ_PRAGMAS = frozenset({"table_info", "table_xinfo", "index_list", "index_inf
 def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
     if action == sqlite3.SQLITE_FUNCTION:
         return sqlite3.SQLITE_OK if (arg2 or "").lower() in _ENGINE_FUNCTIONS else sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_READ:
+        # The parser check's catalog rules, for statements that run unparsed: no dbstat, sqlite_stmt, pragma_*.
+        return sqlite3.SQLITE_OK if relation_problem("sqlite", arg1 or "") is None else sqlite3.SQLITE_DENY
     if action in _ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _READ_PRAGMAS:

@@ -16,11 +16,15 @@ _SQLGLOT_DIALECT = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql
 _POWERFUL_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program")
 
 READ_ONLY_ROLE_HINT = (
-    "connect as a read-only role (CREATE ROLE analyst LOGIN PASSWORD '...'; "
-    "GRANT CONNECT ON DATABASE db TO analyst; GRANT USAGE ON SCHEMA public TO analyst; "
-    "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst), or pass --allow-superuser"
+    "connect as a read-only role (as a superuser in database db: CREATE ROLE analyst LOGIN PASSWORD '...'; "
+    "REVOKE ALL ON DATABASE db FROM PUBLIC; GRANT CONNECT ON DATABASE db TO analyst; "
+    "REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO analyst; "
+    "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst; "
+    "REVOKE SELECT ON pg_settings, pg_roles, pg_user, pg_group, pg_auth_members, pg_db_role_setting, pg_database, "
+    "pg_stat_activity, pg_stat_database, pg_stat_ssl, pg_extension, pg_available_extensions, "
+    "pg_available_extension_versions FROM PUBLIC), or pass --allow-superuser"
 )
-"""What to do when the sandbox refuses a server role."""
+"""What to do when the sandbox refuses a server role: README's recipe ("On a server, use a read-only role")."""
 
 
 def safe_url(url: str) -> str:

@@ -107,9 +107,8 @@ DEFAULT = CatalogRules(engine="the engine", described_by=_names(_DESCRIBING_VIEW
 CATALOG_RULES: dict[str, CatalogRules] = {"postgres": POSTGRES, "duckdb": DUCKDB, "sqlite": SQLITE, "mysql": MYSQL}
 """Catalog rules per sqlglot dialect."""
 
-_REG_CAST = re.compile(
-    r"\breg(class|collation|config|dictionary|namespace|oper|operator|proc|procedure|role|type)\b", re.I
-)
+# PostgreSQL's object identifier types: a cast to one looks a name (or number) up in the catalog.
+_REG_CAST = re.compile(r"\breg(class|collation|config|dictionary|namespace|oper|operator|proc|procedure|role|type)\b")
 
 # What each value that reports on the server tells (written without parentheses these are not function calls, so
 # the allow-list does not see them).
@@ -158,7 +157,8 @@ def relation_problem(dialect: str, name: str, qualifiers: tuple[str, ...] = ()) 
         return None
     if name in rules.closed_names or name.startswith(rules.closed_prefixes):
         if not parts and not rules.resolves_qualified:
-            return f"{name} is not allowed: unqualified, it is {rules.engine}'s own catalog (a table is public.{name})"
+            where = f"{rules.engine}'s catalog (write public.{name} for a benchmark table)"
+            return f"{name} is not allowed: unqualified, it names {where}"
         return f"{shown} is not allowed: it is {rules.engine}'s own catalog, not the benchmark's"
     return None
 
@@ -189,8 +189,9 @@ def server_value_problem(node: exp.Expression, dialect: str) -> str | None:
         return None
     if isinstance(node, exp.Cast):
         to = node.args.get("to")
-        if dialect == "postgres" and to is not None and _REG_CAST.search(to.sql(dialect="postgres")):
-            return f"a cast to {to.sql(dialect='postgres').lower()} is not allowed: it looks names up in the catalog"
+        target = to.sql(dialect="postgres").lower() if dialect == "postgres" and to is not None else ""
+        if _REG_CAST.search(target):
+            return f"a cast to {target} is not allowed: it looks names up in the catalog"
         return None
     if isinstance(node, exp.SessionParameter):
         return f"@@{node.name.lower()} is not allowed: it reports on the server"

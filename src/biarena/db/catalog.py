@@ -54,11 +54,12 @@ class CatalogRules:
 
 
 # Each information_schema view was read on PostgreSQL 15 as the read-only role. Allowed: those listing the schemas,
-# tables, columns, views and keys the role may use (the constraint views show only tables the role owns or may
-# write, so they are empty for it, and harmless). Refused: roles and privileges (enabled_roles, applicable_roles,
-# *_privileges, role_*_grants), routines and parameters (the server's thousands of functions), server facts
-# (sql_implementation_info holds its version, character_sets its encoding, collations), foreign servers, user
-# mappings, and the rest, which describe nothing a question needs.
+# tables, columns, views and key columns the role may use (table_constraints, referential_constraints,
+# check_constraints and the *_usage views show only tables the role owns or may write: empty for it).
+# Refused: roles and privileges (enabled_roles, applicable_roles, *_privileges, role_*_grants), routines and
+# parameters (the server's thousands of functions), server facts (sql_implementation_info holds its version,
+# character_sets its encoding, collations), foreign servers, user mappings, and the rest, which describe nothing
+# a question needs.
 POSTGRES = CatalogRules(
     engine="PostgreSQL",
     described_by=_names(_DESCRIBING_VIEWS, "view_table_usage view_column_usage"),
@@ -102,7 +103,7 @@ MYSQL = CatalogRules(
 )
 
 DEFAULT = CatalogRules(engine="the engine", described_by=_names(_DESCRIBING_VIEWS), resolves_qualified=False)
-"""For an engine without rules of its own: information_schema's describing views, no server values."""
+"""For an engine without rules of its own: information_schema's describing views; server values refused."""
 
 CATALOG_RULES: dict[str, CatalogRules] = {"postgres": POSTGRES, "duckdb": DUCKDB, "sqlite": SQLITE, "mysql": MYSQL}
 """Catalog rules per sqlglot dialect."""

@@ -2,6 +2,7 @@
 
 import glob
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -72,17 +73,31 @@ def create_database(base_url: str, name: str) -> str:
     return f"{base_url}/{name}"
 
 
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def read_only_role_recipe() -> list[str]:
+    """The statements of README's read-only role recipe, as written there (for database bench, role analyst)."""
+    section = README.read_text(encoding="utf-8").split("**On a server, use a read-only role.**", 1)[1]
+    block = section.split("```sql\n", 1)[1].split("\n```", 1)[0]
+    return [" ".join(statement.split()) for statement in block.split(";") if statement.strip()]
+
+
 def create_read_only_role(base_url: str, database: str, role: str = "analyst") -> str:
-    """Create a login role that may only read `database`'s tables (the role README advises); return its URL."""
+    """Run README's read-only role recipe for `database` and `role` (as the superuser, in `database`); return its URL.
+
+    Roles belong to the whole server: when `role` exists already (it reads another database too), its CREATE ROLE
+    is skipped and the rest of the recipe runs.
+    """
     import sqlalchemy as sa
 
     admin = sa.create_engine(f"{base_url}/{database}", isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        exists = conn.exec_driver_sql(f"SELECT 1 FROM pg_roles WHERE rolname = '{role}'").first()
-        if exists is None:
-            conn.exec_driver_sql(f'CREATE ROLE "{role}" LOGIN')
-        conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO "{role}"')
-        conn.exec_driver_sql(f'GRANT USAGE ON SCHEMA public TO "{role}"')
-        conn.exec_driver_sql(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{role}"')
+        exists = conn.exec_driver_sql(f"SELECT 1 FROM pg_roles WHERE rolname = '{role}'").first() is not None
+        for statement in read_only_role_recipe():
+            if exists and statement.startswith("CREATE ROLE"):
+                continue
+            statement = re.sub(r"\bbench\b", database, re.sub(r"\banalyst\b", role, statement))
+            conn.exec_driver_sql(statement)
     admin.dispose()
     return f"{base_url.replace('://postgres@', f'://{role}@', 1)}/{database}"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from biarena.benchmarks import load_benchmark
-from biarena.db import SqlError, SqlRejected, SqlTimeout, copy_database, open_database
+from biarena.db import SqlError, SqlRejected, SqlTimeout, copy_database, describe_schema, open_database
 from biarena.errors import UsageError
 from biarena.runner import RunStore
 from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
@@ -179,6 +179,99 @@ def test_read_only_role_keeps_the_file_unread_without_the_parser(
         else:
             assert SECRET not in repr(rows), sql
     db.close()
+
+
+# What the read-only role could read of the server before the sandbox kept to the benchmark's own schemas.
+CATALOG_READS = [
+    "SELECT name, setting FROM pg_settings",
+    "SELECT rolname, rolsuper FROM pg_roles",
+    "SELECT usename FROM pg_user",
+    "SELECT pid, usename, client_addr, query FROM pg_stat_activity",
+    "SELECT datname FROM pg_database",
+    "SELECT name, default_version FROM pg_available_extensions",
+]
+# The same facts reached without naming those views: refused by the parser check alone.
+CATALOG_ROUTES = [
+    "SELECT role_name FROM information_schema.enabled_roles",
+    "SELECT * FROM pg_catalog.pg_settings WHERE name = 'listen_addresses'",
+    "SELECT current_setting('listen_addresses')",
+    "SELECT version()",
+    "SELECT inet_server_addr()",
+    "SELECT has_table_privilege('pg_authid', 'SELECT')",
+    "SELECT to_regclass('pg_authid')",
+    "SELECT 'pg_authid'::regclass::oid",
+    "SELECT 'postgres'::regrole::oid",
+    "SELECT 'pg_catalog'::regnamespace::oid",
+    "SELECT * FROM pg_show_all_settings()",
+    "SELECT * FROM pg_stat_get_activity(NULL)",
+    "SELECT current_user",
+    "SELECT user",
+]
+
+
+@pytest.fixture(scope="module")
+def bench_urls(postgres: str, sales_db_template: Path) -> tuple[str, str]:
+    """Database bench (the sales tables, and tables named like settings and users): (superuser URL, README role URL)."""
+    import sqlalchemy as sa
+
+    url = create_database(postgres, "bench")
+    copy_database(sales_db_template, url)
+    owner = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    with owner.connect() as conn:
+        conn.exec_driver_sql("CREATE TABLE settings (k text PRIMARY KEY, v text)")
+        conn.exec_driver_sql("INSERT INTO settings VALUES ('currency', 'EUR')")
+        conn.exec_driver_sql("CREATE TABLE users (id int PRIMARY KEY, name text, city_id int REFERENCES city)")
+        conn.exec_driver_sql("INSERT INTO users VALUES (1, 'ada', 1)")
+        conn.exec_driver_sql("CREATE TABLE public.pg_settings (name text)")  # the benchmark's own
+        conn.exec_driver_sql("INSERT INTO public.pg_settings VALUES ('a benchmark row')")
+    owner.dispose()
+    return url, create_read_only_role(postgres, "bench")
+
+
+def test_read_only_role_reads_the_benchmark_and_not_the_server(bench_urls: tuple[str, str]) -> None:
+    _, reader = bench_urls
+    db = open_database(reader)
+    for sql in CATALOG_READS + CATALOG_ROUTES:
+        with pytest.raises(SqlRejected, match="not allowed") as caught:
+            db.execute(sql)
+        assert "\n" not in str(caught.value) and "127.0.0.1" not in str(caught.value), sql
+    # the recipe's revokes hold on the server too, for the catalog views it names
+    for sql in CATALOG_READS:
+        with pytest.raises(SqlRejected, match="permission denied"):
+            db._run(sql, 5, 10)
+    assert db.execute("SELECT count(*) FROM sales").rows == [(400,)]
+    assert db.execute("SELECT count(*) FROM public.sales").rows == [(400,)]
+    assert db.execute("SELECT k, v FROM settings").rows == [("currency", "EUR")]
+    joined = db.execute("SELECT u.name, c.name FROM users AS u JOIN city AS c USING (city_id)")
+    assert joined.rows == [("ada", "Dublin")]
+    assert db.execute("SELECT name FROM public.pg_settings").rows == [("a benchmark row",)]
+    columns = db.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'sales' "
+        "ORDER BY ordinal_position"
+    )
+    assert [c for (c,) in columns.rows] == ["sale_id", "day", "city_id", "product_id", "qty", "amount"]
+    tables = db.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
+    assert {"sales", "settings", "users", "pg_settings"} <= {t for (t,) in tables.rows}
+    # biarena's own schema reading (trusted, past the check) works as the role
+    assert {"sales", "city", "settings", "users"} <= set(db.tables())
+    assert ("city_id", "city", "city_id") in db.foreign_keys("users")
+    assert "CREATE TABLE users" in db.table_ddl("users")
+    assert "foreign keys: users.city_id -> city.city_id" in describe_schema(db)
+    db.close()
+
+
+def test_read_only_role_cannot_create_anything(bench_urls: tuple[str, str]) -> None:
+    """Past biarena's read-only transaction, the role the README makes has no temporary tables and no schema."""
+    import sqlalchemy as sa
+    from sqlalchemy.exc import ProgrammingError
+
+    _, reader = bench_urls
+    engine = sa.create_engine(reader, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        for sql in ("CREATE TEMP TABLE scratch (a int)", "CREATE TABLE public.scratch (a int)"):
+            with pytest.raises(ProgrammingError, match="permission denied"):
+                conn.exec_driver_sql(sql)
+    engine.dispose()
 
 
 def test_load_refuses_to_clobber(postgres: str, bis_synth_dir: Path) -> None:

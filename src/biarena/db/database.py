@@ -52,8 +52,8 @@ class Database(ABC):
     engine_checks_functions: bool = False
     engine_is_sandbox: bool = False
     """True when the engine itself refuses everything the parser check refuses (writes, a second statement, a
-    function off the allow-list, a value over the size cap), so its own-dialect text that needs no rewriting runs
-    without being parsed first."""
+    function off the allow-list, a catalog table, a value over the size cap), so its own-dialect text that needs no
+    rewriting runs without being parsed first."""
 
     def check_refusal(self, sql: str) -> SqlRejected | None:
         """The parser check's reason for refusing `sql`, or None when the check lets it through."""

@@ -1,4 +1,4 @@
-"""Parser-based statement check: exactly one read statement whose every function is on the engine's allow-list."""
+"""Parser-based statement check: one read statement, every function on the engine's allow-list, no catalog read."""
 
 import re
 from functools import cache
@@ -8,6 +8,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
 from biarena.db.allowed_functions import SIZE_ARGUMENTS, allowed_functions
+from biarena.db.catalog import SERVER_VALUES, catalog_problem, server_value_problem
 from biarena.db.errors import SqlRejected
 
 _READ_ROOTS: tuple[type[exp.Expression], ...] = (
@@ -85,6 +86,8 @@ def _role(cls: type) -> str:
     """What the check looks at in a node of this class (computed once per class)."""
     if issubclass(cls, _WRITE_NODES):
         return "write"
+    if issubclass(cls, SERVER_VALUES):
+        return "server"
     if issubclass(cls, exp.Func):
         return "function"
     if issubclass(cls, exp.Table):
@@ -183,7 +186,7 @@ def _table_problem(node: exp.Table, dialect: str) -> str | None:
         return "a string in FROM names a file, not a table"
     if dialect == "duckdb" and isinstance(node.this, exp.Identifier) and _FILE_LIKE.search(node.name):
         return f"'{node.name}' names a file, not a table"
-    return None
+    return catalog_problem(node, dialect)
 
 
 def check_read_only(
@@ -226,6 +229,10 @@ def check_read_only(
             raise SqlRejected(f"a {node.key.upper()} inside the query is not allowed")
         if role == "function":
             problem = _function_problem(node, dialect, max_cell_bytes)  # type: ignore[arg-type]
+        elif role == "server":
+            problem = server_value_problem(node, dialect)
+            if problem is None and isinstance(node, exp.Func):
+                problem = _function_problem(node, dialect, max_cell_bytes)
         elif role == "table":
             problem = _table_problem(node, dialect)  # type: ignore[arg-type]
         elif node.args.get("into") or node.args.get("locks"):

@@ -16,11 +16,15 @@ _SQLGLOT_DIALECT = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql
 _POWERFUL_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program")
 
 READ_ONLY_ROLE_HINT = (
-    "connect as a read-only role (CREATE ROLE analyst LOGIN PASSWORD '...'; "
-    "GRANT CONNECT ON DATABASE db TO analyst; GRANT USAGE ON SCHEMA public TO analyst; "
-    "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst), or pass --allow-superuser"
+    "connect as a read-only role (as a superuser in database db: CREATE ROLE analyst LOGIN PASSWORD '...'; "
+    "REVOKE ALL ON DATABASE db FROM PUBLIC; GRANT CONNECT ON DATABASE db TO analyst; "
+    "REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO analyst; "
+    "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst; "
+    "REVOKE SELECT ON pg_settings, pg_roles, pg_user, pg_group, pg_auth_members, pg_db_role_setting, pg_database, "
+    "pg_stat_activity, pg_stat_database, pg_stat_ssl, pg_extension, pg_available_extensions, "
+    "pg_available_extension_versions FROM PUBLIC), or pass --allow-superuser"
 )
-"""What to do when the sandbox refuses a server role."""
+"""What to do when the sandbox refuses a server role: README's recipe ("On a server, use a read-only role")."""
 
 
 def safe_url(url: str) -> str:
@@ -69,11 +73,12 @@ class ServerDatabase(Database):
 
     def _refuse_powerful_role(self) -> None:
         names = ", ".join(f"'{name}'" for name in _POWERFUL_ROLES)
+        # Asked without pg_roles, which the read-only role recipe makes unreadable; a role missing from an older
+        # server is skipped (to_regrole gives NULL, and pg_has_role of NULL is NULL).
         with self._engine.connect() as conn:
             row = conn.exec_driver_sql(
-                "SELECT current_user, rolsuper, ARRAY(SELECT b.rolname::text FROM pg_roles b "
-                f"WHERE b.rolname IN ({names}) AND pg_has_role(current_user, b.oid, 'MEMBER')) "
-                "FROM pg_roles WHERE rolname = current_user"
+                "SELECT current_user, current_setting('is_superuser') = 'on', ARRAY(SELECT r FROM "
+                f"unnest(ARRAY[{names}]) AS r WHERE pg_has_role(current_user, to_regrole(r)::oid, 'MEMBER'))"
             ).first()
             conn.rollback()
         if row is None:

@@ -4,10 +4,12 @@ import os
 import sqlite3
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from biarena.db.allowed_functions import allowed_functions
+from biarena.db.catalog import relation_problem
 from biarena.db.database import Database, fetch_capped
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.limits import format_size
@@ -30,9 +32,17 @@ _FD_DIR = "/proc/self/fd"
 _READ_PRAGMAS = frozenset({"table_info", "table_xinfo", "index_list", "index_info", "foreign_key_list"})
 
 
+@lru_cache(maxsize=1024)
+def _may_read(table: str) -> bool:
+    # The parser check's catalog rules, for statements that run unparsed: no dbstat, sqlite_stmt, pragma_*.
+    return relation_problem("sqlite", table) is None
+
+
 def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None, _src: str | None) -> int:
     if action == sqlite3.SQLITE_FUNCTION:
         return sqlite3.SQLITE_OK if (arg2 or "").lower() in _ENGINE_FUNCTIONS else sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_READ:
+        return sqlite3.SQLITE_OK if _may_read(arg1 or "") else sqlite3.SQLITE_DENY
     if action in _ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _READ_PRAGMAS:

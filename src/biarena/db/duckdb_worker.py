@@ -6,6 +6,7 @@ reads every few milliseconds while a statement runs; past the memory limit plus 
 limit, the child is killed (no waiting for DuckDB to notice an interrupt) and the next request starts another.
 """
 
+import contextlib
 import itertools
 import os
 import pickle
@@ -188,10 +189,8 @@ def _shutdown(process: subprocess.Popen, statm: int | None, temp: Path) -> None:
     process.wait()
     for stream in (process.stdin, process.stdout):
         if stream is not None:
-            try:
+            with contextlib.suppress(OSError):  # a pipe the dead process left unread
                 stream.close()
-            except OSError:
-                pass
     if statm is not None:
         os.close(statm)
     shutil.rmtree(temp, ignore_errors=True)

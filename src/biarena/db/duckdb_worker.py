@@ -68,6 +68,8 @@ class DuckWorker:
         self.memory_limit = memory_limit
         self.memory_cap = memory_limit + MEMORY_MARGIN
         self.temp_name = temp_name
+        self.temp_directory: Path | None = None
+        """The running engine process's spill area (removed with the process)."""
         self._process: subprocess.Popen | None = None
         self._statm: int | None = None
         self._stop: weakref.finalize | None = None
@@ -102,6 +104,7 @@ class DuckWorker:
         self._stop = None
         self._process = None
         self._statm = None
+        self.temp_directory = None
 
     def _start(self) -> None:
         temp = scratch_dir(f"{self.temp_name}-{os.getpid()}-{next(_serial)}")
@@ -118,7 +121,7 @@ class DuckWorker:
             statm: int | None = os.open(f"/proc/{process.pid}/statm", os.O_RDONLY)
         except OSError:  # no /proc (not Linux): the data segment limit alone bounds the process
             statm = None
-        self._process, self._statm = process, statm
+        self._process, self._statm, self.temp_directory = process, statm, temp
         self._stop = weakref.finalize(self, _shutdown, process, statm, temp)
         assert process.stdin is not None
         send_message(process.stdin, ("open", str(self.path), config, self.memory_limit + DATA_MARGIN))

@@ -1,8 +1,10 @@
 """DuckDB statements run in an engine process that is killed past the memory limit plus a margin or the time limit."""
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -105,3 +107,16 @@ def test_a_timeout_kills_the_engine_process_and_the_next_statement_starts_anothe
     db.close()
     assert not _alive(second) and worker.pid is None
     assert not temp.exists()  # the engine process's spill area went with it
+
+
+def test_an_engine_process_killed_between_statements_is_replaced(duck_path: Path) -> None:
+    db = open_database(duck_path)
+    assert db.execute("SELECT count(*) FROM t").rows == [(3000,)]
+    worker = db._worker  # type: ignore[attr-defined]
+    first = worker.pid
+    os.kill(first, signal.SIGKILL)
+    while Path(f"/proc/{first}/stat").read_text().split(")")[-1].split()[0] != "Z":  # dead, not yet reaped
+        time.sleep(0.01)
+    assert db.execute("SELECT count(*) FROM t").rows == [(3000,)]
+    assert worker.pid != first
+    db.close()

@@ -84,6 +84,8 @@ class DuckWorker:
 
         Starting the engine process does not count against `timeout`.
         """
+        if self._process is not None and self._process.poll() is not None:
+            self.stop()  # it died between statements (killed from outside): start another
         if self._process is None:
             self._start()
         process = self._process
@@ -181,7 +183,7 @@ class DuckWorker:
             code = None
         self.stop()
         if code == -signal.SIGKILL:
-            raise SqlTooLarge("the DuckDB engine process was killed (out of memory)")
+            raise SqlTooLarge("the DuckDB engine process was killed from outside, most likely for lack of memory")
         raise SqlError(f"the DuckDB engine process stopped unexpectedly (exit status {code})")
 
 

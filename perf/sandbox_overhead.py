@@ -3,68 +3,152 @@
 The sandbox side is what a gold run does per question: check the statement (SQLite's own authorizer, length cap
 and one-statement rule, with the parser's allow-list check where the clock must be anchored or a refusal
 explained), anchor its clock, run it under the time, row, byte and temp limits and fetch the rows. The direct side
-runs the very text the sandbox ran on a plain read-only sqlite3 connection and fetches every row. Each side runs
+runs the very text the sandbox ran on a plain read-only connection and fetches every row. Each side runs
 several times, alternating, and the fastest pass of each counts. Each sandbox pass starts with no statement kept
 from the one before (a gold run checks and rewrites a statement once, and reuses it for the question's other
-languages). Times are this process's CPU seconds (both sides run in process), so other work on the machine does
-not skew the ratio.
+languages).
 
-Run: python perf/sandbox_overhead.py [--repeat N]
+With `--engine sqlite` (the default) times are this process's CPU seconds (both sides run in process), so other
+work on the machine does not skew the ratio. With `--engine duckdb` bis-synth's databases are copied to DuckDB
+files first and the gold, written for SQLite, is transpiled; the sandbox runs each statement in its engine
+process, so times are wall-clock seconds, and the cost per statement is the difference of the two sides.
+
+Run: python perf/sandbox_overhead.py [--engine sqlite|duckdb] [--repeat N]
 """
 
 import argparse
+import math
+import shutil
 import sqlite3
+import tempfile
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from biarena.benchmarks import resolve_benchmark
-from biarena.db import DatabasePool
+from biarena.db import DatabasePool, SqlProblem
+
+
+def copy_to_duckdb(source: str, target: Path) -> None:
+    """Copy every table of the SQLite file `source` into a new DuckDB file `target` (same DDL, same rows)."""
+    import duckdb
+
+    reader = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    writer = duckdb.connect(str(target))
+    for name, ddl in reader.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall():
+        writer.execute(ddl)
+        rows = reader.execute(f'SELECT * FROM "{name}"').fetchall()
+        # Many rows per statement: DuckDB's executemany pays a statement per row.
+        for start in range(0, len(rows), 500):
+            batch = rows[start : start + 500]
+            values = ", ".join(["(" + ", ".join("?" * len(batch[0])) + ")"] * len(batch))
+            writer.execute(f'INSERT INTO "{name}" VALUES {values}', [v for row in batch for v in row])
+    writer.close()
+    reader.close()
+
+
+def round_trip(db: Any, conn: Any, count: int = 2000) -> None:
+    """Print what running a trivial statement costs through the sandbox's engine call and on a plain cursor."""
+    timings = {}
+    for label, run in (
+        ("sandbox", lambda: db._run("SELECT 42", math.inf, 10)),
+        ("direct", lambda: conn.execute("SELECT 42").fetchall()),
+    ):
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            for _ in range(count):
+                run()
+            best = min(best, time.perf_counter() - started)
+        timings[label] = best / count * 1000
+    print(
+        f"SELECT 42, engine call only (no check): sandbox {timings['sandbox']:.3f} ms, "
+        f"direct {timings['direct']:.3f} ms per statement"
+    )
 
 
 def main() -> None:
     """Time both sides and print seconds, statements per second and the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="passes of each side (the fastest counts)")
+    parser.add_argument("--engine", choices=("sqlite", "duckdb"), default="sqlite", help="the engine both sides use")
     args = parser.parse_args()
     benchmark = resolve_benchmark("bis-synth")
-    pool = DatabasePool(benchmark)
-    pool.open_all()
-    work = [(q.database, q.gold_sql[0], benchmark.anchor_for(q)) for q in benchmark.questions if q.gold_sql]
-    executed = [(name, pool.get(name).execute(sql, now=now).executed_sql) for name, sql, now in work]
-    direct = {
-        name: sqlite3.connect(f"file:{benchmark.database_location(name)}?mode=ro", uri=True, check_same_thread=False)
-        for name in benchmark.databases
-    }
+    with tempfile.TemporaryDirectory(prefix="sandbox-overhead-") as work:
+        if args.engine == "duckdb":
+            import duckdb
 
-    def sandboxed() -> int:
-        rows = 0
-        for name, sql, now in work:
-            rows += pool.get(name).execute(sql, now=now).row_count
-        return rows
-
-    def plain() -> int:
-        rows = 0
-        for name, text in executed:
-            rows += len(direct[name].execute(text).fetchall())
-        return rows
-
-    best = {"sandbox": float("inf"), "direct": float("inf")}
-    counts = {}
-    for _ in range(args.repeat):
-        for label, run in (("sandbox", sandboxed), ("direct", plain)):
+            # The sandbox and the direct side read separate copies: DuckDB allows one configuration per file
+            # in a process.
+            overrides, copies = {}, {}
             for name in benchmark.databases:
-                pool.get(name).forget_statements()
-            started = time.process_time()
-            counts[label] = run()
-            best[label] = min(best[label], time.process_time() - started)
-    assert counts["sandbox"] == counts["direct"], counts
-    print(f"bis-synth gold: {len(work)} statements, {counts['direct']} rows, fastest of {args.repeat} passes")
-    print(f"{'side':10s} {'CPU s':>9s} {'statements/s':>13s}")
-    for label in ("sandbox", "direct"):
-        print(f"{label:10s} {best[label]:9.3f} {len(work) / best[label]:13.1f}")
-    print(f"sandbox / direct: {best['sandbox'] / best['direct']:.2f}x")
-    pool.close()
-    for conn in direct.values():
-        conn.close()
+                overrides[name], copies[name] = (str(Path(work) / f"{name}-{side}.duckdb") for side in ("a", "b"))
+                copy_to_duckdb(benchmark.database_location(name), Path(overrides[name]))
+                shutil.copyfile(overrides[name], copies[name])
+            pool = DatabasePool(benchmark, overrides=overrides)
+            direct: dict[str, Any] = {name: duckdb.connect(path, read_only=True) for name, path in copies.items()}
+            clock: Callable[[], float] = time.perf_counter
+        else:
+            pool = DatabasePool(benchmark)
+            direct = {
+                name: sqlite3.connect(
+                    f"file:{benchmark.database_location(name)}?mode=ro", uri=True, check_same_thread=False
+                )
+                for name in benchmark.databases
+            }
+            clock = time.process_time
+        pool.open_all()
+        work_items = []
+        for q in benchmark.questions:
+            if not q.gold_sql:
+                continue
+            name, sql, now = q.database, q.gold_sql[0], benchmark.anchor_for(q)
+            db = pool.get(name)
+            try:
+                executed = db.execute(sql, dialect=pool.source_dialect(name), now=now).executed_sql
+            except SqlProblem:
+                continue  # gold written for SQLite that this engine does not run
+            work_items.append((name, sql, now, executed))
+
+        def sandboxed() -> int:
+            rows = 0
+            for name, sql, now, _ in work_items:
+                rows += pool.get(name).execute(sql, dialect=pool.source_dialect(name), now=now).row_count
+            return rows
+
+        def plain() -> int:
+            rows = 0
+            for name, _, _, text in work_items:
+                rows += len(direct[name].execute(text).fetchall())
+            return rows
+
+        best = {"sandbox": float("inf"), "direct": float("inf")}
+        counts = {}
+        for _ in range(args.repeat):
+            for label, run in (("sandbox", sandboxed), ("direct", plain)):
+                for name in benchmark.databases:
+                    pool.get(name).forget_statements()
+                started = clock()
+                counts[label] = run()
+                best[label] = min(best[label], clock() - started)
+        assert counts["sandbox"] == counts["direct"], counts
+        unit = "CPU s" if args.engine == "sqlite" else "wall s"
+        print(
+            f"bis-synth gold on {args.engine}: {len(work_items)} statements, {counts['direct']} rows, "
+            f"fastest of {args.repeat} passes"
+        )
+        print(f"{'side':10s} {unit:>9s} {'statements/s':>13s}")
+        for label in ("sandbox", "direct"):
+            print(f"{label:10s} {best[label]:9.3f} {len(work_items) / best[label]:13.1f}")
+        print(f"sandbox / direct: {best['sandbox'] / best['direct']:.2f}x")
+        extra = (best["sandbox"] - best["direct"]) / len(work_items) * 1000
+        print(f"sandbox cost per statement: {extra:.2f} ms")
+        if args.engine == "duckdb":
+            round_trip(pool.get(next(iter(benchmark.databases))), direct[next(iter(benchmark.databases))])
+        pool.close()
+        for conn in direct.values():
+            conn.close()
 
 
 if __name__ == "__main__":

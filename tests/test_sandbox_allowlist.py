@@ -1,6 +1,7 @@
 """Functions are allowed by name per engine, however the name is quoted, qualified or cased; analysts' SQL passes."""
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -149,6 +150,51 @@ def test_size_taking_functions_need_constant_sizes_off_sqlite() -> None:
     for sql in ("SELECT repeat('-', 10), lpad(s, 2, '0'), printf('%.2f', 1.5), range(5) FROM t",):
         check_read_only(sql, "duckdb", max_cell_bytes=1_000_000)
     check_read_only("SELECT * FROM range(100000000)", "duckdb", max_cell_bytes=1_000_000)
+
+
+# Sizes given through an argument, in a format spec, or multiplied by nesting: (dialect, statement, why).
+SIZES_REFUSED = [
+    ("duckdb", "SELECT len(repeat([repeat('x', 1000000)], 1000000))", "repeat() would build"),
+    ("duckdb", "SELECT repeat(repeat('x', 1000), 2000)", "repeat() would build"),
+    ("duckdb", "SELECT length(printf('%*d', 1000000000, 1))", "width from an argument"),
+    ("duckdb", "SELECT printf('%*d', n, 1) FROM t", "width from an argument"),
+    ("duckdb", "SELECT printf('%.*f', 100000000, 1.5)", "width from an argument"),
+    ("duckdb", "SELECT printf('%2$*1$d', 1000000000, 1)", "width from an argument"),
+    ("duckdb", "SELECT length(format('{:>{}}', 'x', 1000000000))", "width from an argument"),
+    ("duckdb", "SELECT format('{0:>{1}}', 'x', 1000000000)", "width from an argument"),
+    ("duckdb", "SELECT format('{:>{}}', 'x', n) FROM t", "width from an argument"),
+    ("duckdb", "SELECT format('{:>1000000000}', 'x')", "pads past"),
+    ("duckdb", "SELECT to_base(5, 2, 1000000000)", "constant size"),
+    ("duckdb", "SELECT bin(bin(bin(repeat('x', 100000))))", "bin() would build"),
+    ("duckdb", "SELECT replace(repeat('x', 1000000), 'x', repeat('y', 1000000))", "replace() would build"),
+    ("duckdb", "SELECT list_transform(range(100000), x -> repeat('a', 1000))", "list_transform() would build"),
+    ("duckdb", "SELECT concat(repeat('x', 600000), repeat('y', 600000))", "concat() would build"),
+    ("postgres", "SELECT format('%*s', 1000000000, 'x')", "width from an argument"),
+    ("postgres", "SELECT format('%*s', n, 'x') FROM t", "width from an argument"),
+    ("postgres", "SELECT repeat(repeat('x', 1000000), 1000000)", "repeat() would build"),
+    ("postgres", "SELECT regexp_replace(repeat('x', 1000000), 'x', repeat('y', 1000000), 'g')", "would build"),
+    ("mysql", "SELECT space(1000000000)", "constant size"),
+]
+
+SIZES_ALLOWED = [
+    ("duckdb", "SELECT repeat(repeat('x', 1000), 1000), hex(repeat('x', 1000)), replace(s, 'x', 'yy') FROM t"),
+    ("duckdb", "SELECT printf('%*d', 10, 1), printf('%-10s|%5.2f|%%', 'a', 1.5), printf('%2$*1$d', 10, 1)"),
+    ("duckdb", "SELECT format('{:>{}}', 'x', 10), format('{} and {}', 1, 2), format('{0:.{1}f}', 1.5, 2)"),
+    ("duckdb", "SELECT to_base(5, 2, 10), to_base(5, 2), list_transform([1, 2], x -> repeat('a', 10))"),
+    ("postgres", "SELECT format('%s-%s', 'a', 'b'), format('%*s', 5, 'x'), format('%1$s %1$I', 'a')"),
+    ("mysql", "SELECT space(3), format(1.5, 2)"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "sql", "why"), SIZES_REFUSED)
+def test_sizes_through_arguments_specs_and_nesting_are_bounded(dialect: str, sql: str, why: str) -> None:
+    with pytest.raises(SqlRejected, match=re.escape(why)):
+        check_read_only(sql, dialect, max_cell_bytes=1_048_576)
+
+
+@pytest.mark.parametrize(("dialect", "sql"), SIZES_ALLOWED)
+def test_small_sizes_pass(dialect: str, sql: str) -> None:
+    assert check_read_only(sql, dialect, max_cell_bytes=1_048_576) is not None
 
 
 ANALYST_SQLITE = [

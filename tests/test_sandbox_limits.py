@@ -94,10 +94,12 @@ def duck_path(tmp_path: Path) -> Path:
 def test_duckdb_memory_and_temp_are_capped_in_the_scratch_area(duck_path: Path) -> None:
     limits = SandboxLimits(max_memory_bytes=32 * 2**20, max_temp_bytes=8 * 2**20, timeout=120)
     db = open_database(duck_path, limits=limits)
-    settings = db._conn.execute(  # type: ignore[attr-defined]
+    _, rows = db._internal(  # type: ignore[attr-defined]
         "SELECT current_setting('memory_limit'), current_setting('max_temp_directory_size'), "
-        "current_setting('temp_directory')"
-    ).fetchone()
+        "current_setting('temp_directory'), current_setting('lock_configuration')"
+    )
+    settings = rows[0]
+    assert settings[3] is True
     assert settings[:2] == ("32.0 MiB", "8.0 MiB")
     temp = Path(settings[2]).resolve()
     assert temp.is_relative_to(Path(tempfile.gettempdir()).resolve()) and "biarena-sandbox-" in str(temp)

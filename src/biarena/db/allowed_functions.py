@@ -149,7 +149,7 @@ ALLOWED_FUNCTIONS: dict[str, frozenset[str]] = {
 DEFAULT_ALLOWED = _names(_COMMON)
 """The allow-list for an engine without a list of its own: the portable core."""
 
-SIZE_ARGUMENTS: dict[str, int] = {"repeat": 1, "lpad": 1, "rpad": 1}
+SIZE_ARGUMENTS: dict[str, int] = {"repeat": 1, "lpad": 1, "rpad": 1, "space": 0}
 """Functions whose result size is one argument (by position): it must be a constant within the cell limit.
 
 SQLite enforces its own length limit on every value it makes; the other engines build such a

@@ -7,9 +7,10 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
-from biarena.db.allowed_functions import SIZE_ARGUMENTS, allowed_functions
+from biarena.db.allowed_functions import allowed_functions
 from biarena.db.catalog import SERVER_VALUES, catalog_problem, server_value_problem
 from biarena.db.errors import SqlRejected
+from biarena.db.value_size import size_problem
 
 _READ_ROOTS: tuple[type[exp.Expression], ...] = (
     exp.Select,
@@ -67,7 +68,6 @@ _BUILTIN_SCHEMAS = {"postgres": frozenset({"pg_catalog"}), "sqlite": frozenset({
 
 # DuckDB reads a file named in FROM ('data.csv', '/tmp/x.parquet'); such a name is never a table here.
 _FILE_LIKE = re.compile(r"[/\\]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx|arrow|db|sqlite|duckdb)$", re.I)
-_FORMAT_WIDTH = re.compile(r"\d+")
 
 # The name a function was written with, kept by the parser on typed function nodes.
 _NAME_KEY = "biarena_written_name"
@@ -128,43 +128,6 @@ def _qualifier(node: exp.Expression) -> str | None:
     return None
 
 
-def _constant(node: exp.Expression | None) -> float | None:
-    if isinstance(node, exp.Neg):
-        value = _constant(node.this)
-        return None if value is None else -value
-    if isinstance(node, exp.Literal) and not node.is_string:
-        try:
-            return float(node.this)
-        except ValueError:
-            return None
-    return None
-
-
-def _size_problem(node: exp.Func, name: str, dialect: str, max_cell_bytes: int) -> str | None:
-    """Why a call could build a value past the cell limit before any row reaches the sandbox, or None."""
-    # Typed nodes keep their arguments in the order they are written.
-    arguments = list(node.expressions) if isinstance(node, exp.Anonymous) else list(node.iter_expressions())
-    if name in SIZE_ARGUMENTS:
-        index = SIZE_ARGUMENTS[name]
-        size = _constant(arguments[index]) if len(arguments) > index else None
-        if size is None or size > max_cell_bytes:
-            return f"{name}() needs a constant size up to {max_cell_bytes:,} here"
-    elif name in ("printf", "format") and arguments:
-        pattern = arguments[0]
-        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
-            return f"{name}() needs a constant format string here"
-        if any(int(width) > max_cell_bytes for width in _FORMAT_WIDTH.findall(pattern.this)):
-            return f"{name}() pads past the {max_cell_bytes:,}-byte cell limit"
-    elif dialect == "duckdb" and name in ("range", "generate_series") and not isinstance(node.parent, exp.Table):
-        # As a value (not in FROM) these build one list holding every element, 8 bytes each.
-        start = _constant(node.args["start"]) if node.args.get("start") is not None else 0.0
-        end = _constant(node.args.get("end"))
-        step = _constant(node.args["step"]) if node.args.get("step") is not None else 1.0
-        if start is None or end is None or not step or abs((end - start) / step) * 8 > max_cell_bytes:
-            return f"{name}() as a value needs constant bounds within the {max_cell_bytes:,}-byte cell limit"
-    return None
-
-
 def _function_problem(node: exp.Func, dialect: str, max_cell_bytes: int | None) -> str | None:
     if isinstance(node, _OUTSIDE_FUNCTIONS):
         return f"function {node.sql_name().lower()}() is not allowed"
@@ -177,7 +140,7 @@ def _function_problem(node: exp.Func, dialect: str, max_cell_bytes: int | None) 
     if qualifier is not None and dialect in _BUILTIN_SCHEMAS and qualifier not in _BUILTIN_SCHEMAS[dialect]:
         return f"function {qualifier}.{name}() is not allowed: only the engine's own functions may be called"
     if max_cell_bytes is not None and dialect != "sqlite":
-        return _size_problem(node, name, dialect, max_cell_bytes)
+        return size_problem(node, name, dialect, max_cell_bytes)
     return None
 
 

@@ -1,0 +1,201 @@
+"""DuckWorker: a DuckDB engine process for one file, watched for memory and time and replaced when killed.
+
+DuckDB's `memory_limit` bounds its buffer manager only: a function can build a value of any size beside it
+(`repeat` of a list, a `printf` width). So statements run in a child process whose resident memory the parent
+reads every few milliseconds while a statement runs; past the memory limit plus MEMORY_MARGIN, or past the time
+limit, the child is killed (no waiting for DuckDB to notice an interrupt) and the next request starts another.
+"""
+
+import contextlib
+import itertools
+import os
+import pickle
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+import biarena
+from biarena.db.duckdb_serve import HEADER, PROBLEMS, send_message
+from biarena.db.errors import SqlError, SqlTimeout, SqlTooLarge
+from biarena.db.limits import GIB, MIB, format_size
+from biarena.db.scratch import scratch_dir
+from biarena.errors import NotFoundError
+
+MEMORY_MARGIN = 384 * MIB
+"""What the engine process may hold beyond DuckDB's memory limit (Python, DuckDB's own code, values built outside
+its buffer manager) before it is killed. With the caller's own process and the growth between two readings, a
+statement stays within the memory limit plus 512 MiB."""
+
+DATA_MARGIN = 1 * GIB
+"""The engine process's data segment limit (RLIMIT_DATA) beyond the memory limit: a backstop that fails a single
+huge allocation at once and holds even should the parent stop watching."""
+
+POLL_SECONDS = 0.002
+"""How often the parent reads the engine process's resident memory while a statement runs."""
+
+START_SECONDS = 60.0
+"""How long an engine process may take to start and open its file."""
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_READ_CHUNK = 1 << 20
+_serial = itertools.count(1)
+
+# The engine process imports the three small modules it needs without the package's public surface
+# (biarena.db's __init__ loads sqlglot and pydantic: half a second and more memory in every engine process).
+_BOOT = """\
+import os, sys, types
+sys.path.insert(0, sys.argv[1])
+package = types.ModuleType("biarena.db")
+package.__path__ = [os.path.join(sys.argv[1], "biarena", "db")]
+sys.modules["biarena.db"] = package
+from biarena.db.duckdb_serve import serve
+serve()
+"""
+
+
+class DuckWorker:
+    """One DuckDB engine process for one file: started on first use, killed past its memory or time limit."""
+
+    def __init__(self, path: Path, config: dict[str, Any], memory_limit: int, temp_name: str) -> None:
+        self.path = path
+        self.config = config
+        self.memory_limit = memory_limit
+        self.memory_cap = memory_limit + MEMORY_MARGIN
+        self.temp_name = temp_name
+        self.temp_directory: Path | None = None
+        """The running engine process's spill area (removed with the process)."""
+        self._process: subprocess.Popen | None = None
+        self._statm: int | None = None
+        self._stop: weakref.finalize | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The engine process's id while one runs."""
+        return self._process.pid if self._process is not None else None
+
+    def request(self, message: tuple, timeout: float) -> Any:
+        """Send `message` and return the reply's value; raise the failure it names, SqlTimeout or SqlTooLarge.
+
+        Starting the engine process does not count against `timeout`.
+        """
+        if self._process is not None and self._process.poll() is not None:
+            self.stop()  # it died between statements (killed from outside): start another
+        if self._process is None:
+            self._start()
+        process = self._process
+        assert process is not None and process.stdin is not None
+        try:
+            send_message(process.stdin, message)
+        except (BrokenPipeError, OSError):
+            self._died()
+        kind, value = self._receive(time.monotonic() + timeout, timeout)
+        if kind == "ok":
+            return value
+        raise PROBLEMS.get(kind, SqlError)(value)
+
+    def stop(self) -> None:
+        """Kill the engine process (if any), reap it and remove its temporary files."""
+        if self._stop is not None:
+            self._stop()
+        self._stop = None
+        self._process = None
+        self._statm = None
+        self.temp_directory = None
+
+    def _start(self) -> None:
+        temp = scratch_dir(f"{self.temp_name}-{os.getpid()}-{next(_serial)}")
+        config = {**self.config, "temp_directory": str(temp)}
+        root = str(Path(biarena.__file__).resolve().parent.parent)
+        process = subprocess.Popen(
+            [sys.executable, "-c", _BOOT, root],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        try:
+            statm: int | None = os.open(f"/proc/{process.pid}/statm", os.O_RDONLY)
+        except OSError:  # no /proc (not Linux): the data segment limit alone bounds the process
+            statm = None
+        self._process, self._statm, self.temp_directory = process, statm, temp
+        self._stop = weakref.finalize(self, _shutdown, process, statm, temp)
+        assert process.stdin is not None
+        send_message(process.stdin, ("open", str(self.path), config, self.memory_limit + DATA_MARGIN))
+        try:
+            kind, value = self._receive(time.monotonic() + START_SECONDS, START_SECONDS)
+        except SqlTimeout:
+            raise SqlError(f"the DuckDB engine process did not start within {START_SECONDS:g} s") from None
+        if kind != "ok":
+            self.stop()
+            raise NotFoundError(f"cannot open {self.path} as a DuckDB database: {value}")
+
+    def _resident(self) -> int:
+        if self._statm is None:
+            return 0
+        try:
+            return int(os.pread(self._statm, 128, 0).split()[1]) * _PAGE
+        except (OSError, IndexError, ValueError):
+            return 0
+
+    def _receive(self, deadline: float, timeout: float) -> tuple[str, Any]:
+        """Read one reply, killing the process past the deadline or the memory cap."""
+        process = self._process
+        assert process is not None and process.stdout is not None
+        fd = process.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        buffer = bytearray()
+        size: int | None = None
+        while size is None or len(buffer) < HEADER.size + size:
+            if self._resident() > self.memory_cap:
+                self.stop()
+                raise SqlTooLarge(
+                    f"the statement used over {format_size(self.memory_cap)} of memory and was stopped "
+                    f"(sandbox limit: memory={format_size(self.memory_limit)}, plus "
+                    f"{format_size(MEMORY_MARGIN)} for the engine process)"
+                )
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.stop()
+                raise SqlTimeout(f"statement interrupted after {timeout:g} s")
+            if not poller.poll(min(POLL_SECONDS, left) * 1000):
+                continue
+            want = HEADER.size - len(buffer) if size is None else HEADER.size + size - len(buffer)
+            chunk = os.read(fd, min(want, _READ_CHUNK))
+            if not chunk:
+                self._died()
+            buffer += chunk
+            if size is None and len(buffer) >= HEADER.size:
+                size = HEADER.unpack_from(buffer)[0]
+        return pickle.loads(memoryview(buffer)[HEADER.size :])
+
+    def _died(self) -> None:
+        process = self._process
+        try:
+            code = process.wait(timeout=1) if process is not None else None
+        except subprocess.TimeoutExpired:
+            code = None
+        self.stop()
+        if code == -signal.SIGKILL:
+            raise SqlTooLarge("the DuckDB engine process was killed from outside, most likely for lack of memory")
+        raise SqlError(f"the DuckDB engine process stopped unexpectedly (exit status {code})")
+
+
+def _shutdown(process: subprocess.Popen, statm: int | None, temp: Path) -> None:
+    """Kill and reap an engine process, close what the parent held open for it and remove its spill files."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):  # a pipe the dead process left unread
+                stream.close()
+    if statm is not None:
+        os.close(statm)
+    shutil.rmtree(temp, ignore_errors=True)

@@ -1,0 +1,122 @@
+"""DuckDB statements run in an engine process that is killed past the memory limit plus a margin or the time limit."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from biarena.db import SqlRejected, SqlTimeout, open_database
+
+MIB = 2**20
+
+
+@pytest.fixture
+def duck_path(tmp_path: Path) -> Path:
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "w.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("CREATE TABLE t AS SELECT range AS n, 'x' || range AS s FROM range(3000)")
+    conn.close()
+    return path
+
+
+# Each runs past the memory limit outside DuckDB's buffer manager; the first three the parser check refuses, so
+# they go straight to the engine (`_run`), as a statement the check cannot see through would.
+ATTACKS = [
+    "SELECT len(repeat([repeat('x', 1000000)], 1000000))",
+    "SELECT length(printf('%*d', 1000000000, 1))",
+    "SELECT length(format('{:>{}}', 'x', 1000000000))",
+    # one allocation past the engine process's data segment limit: refused by the OS at once
+    "SELECT length(printf('%*d', 1500000000, 1))",
+]
+# The size sits in a column, where the parser check cannot see it: the full path runs it and the watch stops it.
+UNSEEN = "WITH a AS (SELECT [repeat('x', 1000000)] AS l) SELECT len(repeat(l, 1000000)) FROM a"
+
+
+def test_peak_memory_stays_within_the_limit_plus_the_margin(duck_path: Path) -> None:
+    """Attack statements end with SqlTooLarge, SqlRejected or SqlTimeout, and memory peaks under limit + 512 MiB."""
+    limit = 128 * MIB
+    script = f"""
+import resource, sys
+# An OS bound on this process and the engine process it starts, should the sandbox fail.
+resource.setrlimit(resource.RLIMIT_DATA, (3 * 2**30, 3 * 2**30))
+from biarena.db import SqlProblem, open_database
+db = open_database({str(duck_path)!r}, max_memory_bytes={limit}, timeout=20)
+outcomes = []
+def attempt(run, sql):
+    try:
+        run(sql)
+        outcomes.append("ran")
+    except SqlProblem as problem:
+        outcomes.append(type(problem).__name__)
+for sql in {ATTACKS!r}:
+    attempt(lambda s: db._run(s, 20, 10), sql)
+for sql in {ATTACKS[:3]!r}:
+    attempt(db.execute, sql)
+attempt(db.execute, {UNSEEN!r})
+attempt(lambda s: db.execute(s, timeout=1), "SELECT count(*) FROM t a, t b, t c")
+print(" ".join(outcomes))
+print(db.execute("SELECT count(*) FROM t").rows[0][0])
+db.close()
+own = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, own)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    outcomes, count, peaks = done.stdout.strip().splitlines()
+    assert outcomes.split() == ["SqlTooLarge"] * 4 + ["SqlRejected"] * 3 + ["SqlTooLarge", "SqlTimeout"]
+    assert count == "3000"  # a killed engine process is replaced on the next statement
+    engine_kib, own_kib = map(int, peaks.split())
+    assert engine_kib * 1024 + own_kib * 1024 < limit + 512 * MIB, (engine_kib // 1024, own_kib // 1024)
+
+
+def test_the_parser_check_lets_the_unseen_size_through(duck_path: Path) -> None:
+    """UNSEEN above tests the engine's watch, not the parser check."""
+    db = open_database(duck_path)
+    assert db.check_refusal(UNSEEN) is None
+    for sql in ATTACKS[:3]:
+        assert isinstance(db.check_refusal(sql), SqlRejected)
+    db.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_timeout_kills_the_engine_process_and_the_next_statement_starts_another(duck_path: Path) -> None:
+    db = open_database(duck_path, timeout=0.5)
+    assert db.tables() == ["t"]
+    worker = db._worker  # type: ignore[attr-defined]
+    first = worker.pid
+    with pytest.raises(SqlTimeout, match=r"after 0\.5 s"):
+        db.execute("SELECT count(*) FROM t a, t b, t c, t d")
+    assert worker.pid is None and not _alive(first)  # killed and reaped: no zombie left
+    assert db.execute("SELECT max(n) FROM t").rows == [(2999,)]
+    second = worker.pid
+    assert second is not None and second != first
+    temp = worker.temp_directory
+    assert temp is not None and temp.is_dir()
+    db.close()
+    assert not _alive(second) and worker.pid is None
+    assert not temp.exists()  # the engine process's spill area went with it
+
+
+def test_an_engine_process_killed_between_statements_is_replaced(duck_path: Path) -> None:
+    db = open_database(duck_path)
+    assert db.execute("SELECT count(*) FROM t").rows == [(3000,)]
+    worker = db._worker  # type: ignore[attr-defined]
+    first = worker.pid
+    os.kill(first, signal.SIGKILL)
+    while Path(f"/proc/{first}/stat").read_text().split(")")[-1].split()[0] != "Z":  # dead, not yet reaped
+        time.sleep(0.01)
+    assert db.execute("SELECT count(*) FROM t").rows == [(3000,)]
+    assert worker.pid != first
+    db.close()

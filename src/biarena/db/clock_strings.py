@@ -169,6 +169,9 @@ def static_kind(node: exp.Expression) -> str | None:
     return None
 
 
+_UNKNOWN = exp.Star()  # a peer whose type the tree does not show
+
+
 def _climb(node: exp.Expression) -> tuple[exp.Expression, exp.Expression | None]:
     """(`node` or the parenthesis around it, its first parent that is not a parenthesis)."""
     while isinstance(node.parent, exp.Paren):
@@ -210,10 +213,10 @@ def _set_operation_peers(node: exp.Expression) -> list[exp.Expression] | None:
             return leaves(part.this)
         return [part] if part is not None else []
 
-    peers = []
+    peers: list[exp.Expression] = []
     for leaf in leaves(top):
         if not isinstance(leaf, exp.Select) or index >= len(leaf.expressions):
-            return []  # a VALUES member or a star: no peer to judge by
+            return [_UNKNOWN]  # a VALUES member or a star: no peer to judge by
         peers.append(leaf.expressions[index].unalias())
     return peers
 
@@ -225,6 +228,7 @@ def _values_peers(node: exp.Expression, parent: exp.Expression) -> list[exp.Expr
         return None
     index = next(i for i, e in enumerate(parent.expressions) if e is node)
     rows = parent.parent.expressions
+    # PostgreSQL types VALUES on its own, also as a member of a set operation.
     return [row.expressions[index] for row in rows if isinstance(row, exp.Tuple) and index < len(row.expressions)]
 
 
@@ -235,8 +239,9 @@ def _postgres_action(literal: exp.Expression) -> str:
         node, parent = _climb(parent)
     if parent is None or isinstance(parent, _TEXT_FUNCTIONS):
         return "leave"
-    if isinstance(parent, exp.Anonymous) and parent.name.lower() in _TEXT_FUNCTION_NAMES:
-        return "leave"
+    named = parent.name.lower() if isinstance(parent, exp.Anonymous) else ""
+    if named in _TEXT_FUNCTION_NAMES or named.startswith("json"):
+        return "leave"  # a JSON function's untyped argument is JSON or a JSON path, which name no date
     if isinstance(parent, exp.AtTimeZone) and node is parent.this:
         return "anchor"
     peers = _set_operation_peers(node)
@@ -256,7 +261,6 @@ def _postgres_action(literal: exp.Expression) -> str:
         return "leave" if kinds <= {"text"} else "refuse"
     if isinstance(parent, exp.Func | exp.Binary):
         kinds = {static_kind(arg) for arg in parent.iter_expressions() if arg is not node}
-        named = parent.name.lower() if isinstance(parent, exp.Anonymous) else ""
         if "time" in kinds or isinstance(parent, _TIME_FUNCTIONS) or named in _TIME_FUNCTION_NAMES:
             return "anchor"
     return "refuse"

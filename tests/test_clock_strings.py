@@ -1,14 +1,18 @@
 """What clock anchoring leaves alone (date/time words used as text), what it refuses and why, and that it is stable:
 a statement the sandbox rewrote comes back unchanged when it is checked again."""
 
+import re
 import sqlite3
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from biarena.db import SqlRejected, anchor_clock, open_database
+from biarena.db.allowed_functions import ALLOWED_FUNCTIONS
 from biarena.db.clock import fold_sqlite_time_calls
 from biarena.db.clock_guard import RUNTIME_REFUSAL, runtime_refusal
 from biarena.db.guard import parse_statements
@@ -131,3 +135,22 @@ def test_sqlite_reads_a_stored_now_as_the_anchor_both_ways(tmp_path: Path) -> No
     text_path = db.execute("SELECT date(w) FROM t", now=NOW).rows
     tree_path = db.execute("SELECT date(lower(w)) FROM t", now=NOW).rows
     assert text_path == tree_path == [("2019-03-15",), ("2020-01-01",)]
+
+
+CLOCK_NAME = re.compile(r"current|now|today|clock|sysdate|cur(date|time)|utc_|local|transaction|statement|unix_time")
+
+
+@pytest.mark.parametrize("dialect", sorted(ALLOWED_FUNCTIONS))
+def test_every_allowed_function_named_for_the_clock_is_anchored(dialect: str) -> None:
+    names = sorted(name for name in ALLOWED_FUNCTIONS[dialect] if CLOCK_NAME.search(name))
+    assert "now" in names and "current_date" in names
+    for name in names:
+        for call in (f"{name}()", name):
+            try:
+                tree = parse_statements(f"SELECT {call}", dialect)[0]
+            except SqlglotError:
+                continue  # a keyword that takes no parentheses there
+            if tree.find(exp.Column) is not None:
+                continue  # without parentheses, a column's name
+            text = anchor_clock(tree, NOW, dialect)[0].sql(dialect=dialect)
+            assert "2019-03-15" in text or "10:20:30" in text, (dialect, call, text)

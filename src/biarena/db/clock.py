@@ -125,6 +125,8 @@ def _call_edit(node: exp.Anonymous, now: datetime, dialect: str) -> Edit | None:
             return _site(node), lambda: _literal(now, "date", dialect)
         if name in TIME_OF_DAY_FUNCTIONS:
             return _site(node), lambda: _literal(now, "time", dialect)
+    if name == "unix_timestamp" and not node.expressions:  # MySQL: the current time in seconds
+        return _site(node), lambda: exp.Anonymous(this="UNIX_TIMESTAMP", expressions=[_stamp(now)])
     if dialect == "sqlite":
         if name in SQLITE_NOW_WHEN_EMPTY and not node.expressions:
             return node, lambda: exp.Anonymous(this=name.upper(), expressions=[_stamp(now)])

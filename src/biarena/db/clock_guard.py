@@ -17,11 +17,13 @@ from biarena.db.errors import SqlRejected
 RUNTIME_REFUSAL = "clock word refused"
 """What a refused value becomes before the failing cast: the engine's error message quotes it."""
 
-# The whole value, when a clock word stands in it (PostgreSQL's regular expressions: '.' also matches a newline).
-_CLOCK_VALUE = r"^.*(^|[^a-z])(now|today|tomorrow|yesterday)([^a-z]|$).*$"
-_REPLACEMENT = RUNTIME_REFUSAL + r" ('\2')"
+# A clock word between non-letters, and the whole value around one (PostgreSQL's regular expressions, read without
+# case; '.' also matches a newline).
+_CLOCK_WORD = r"(^|[^a-z])(now|today|tomorrow|yesterday)([^a-z]|$)"
+_CLOCK_VALUE = "^.*" + _CLOCK_WORD + ".*$"
+_REPLACEMENT = RUNTIME_REFUSAL + r" (\2)"
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}")
-_REFUSED = re.compile(re.escape(RUNTIME_REFUSAL) + r" \('([^']*)'\)")
+_REFUSED = re.compile(re.escape(RUNTIME_REFUSAL) + r" \((.*)\)")
 
 SQLITE_TIME_VALUE_POSITIONS = {
     "date": (0,),
@@ -65,24 +67,13 @@ def sqlite_needs_guard(value: exp.Expression) -> bool:
 
 
 def _sqlite_guarded(value: exp.Expression) -> bool:
-    """True for what guard_sqlite_time_value wrote (a statement the sandbox rewrote, run again): the value tested is
-    the value given, and what replaces 'now' is a timestamp."""
-    if not isinstance(value, exp.Case) or len(value.args.get("ifs") or []) != 1 or value.this is not None:
+    """True for exactly what guard_sqlite_time_value writes (a statement the sandbox rewrote, checked again)."""
+    if not isinstance(value, exp.Case) or len(value.args.get("ifs") or []) != 1 or value.args.get("default") is None:
         return False
-    branch = value.args["ifs"][0]
-    test, stamp = branch.this, branch.args.get("true")
-    if not (isinstance(test, exp.And) and isinstance(test.expression, exp.Like)):
+    stamp = value.args["ifs"][0].args.get("true")
+    if not (isinstance(stamp, exp.Literal) and stamp.is_string and _STAMP.fullmatch(stamp.this)):
         return False
-    like = test.expression
-    tested = like.this.this if isinstance(like.this, exp.Cast) else None
-    return (
-        like.expression == exp.Literal.string("now")
-        and tested is not None
-        and tested == value.args.get("default")
-        and isinstance(stamp, exp.Literal)
-        and stamp.is_string
-        and _STAMP.fullmatch(stamp.this) is not None
-    )
+    return value == guard_sqlite_time_value(value.args["default"], datetime.fromisoformat(stamp.this))
 
 
 def guard_sqlite_time_value(value: exp.Expression, now: datetime) -> exp.Expression:
@@ -91,7 +82,7 @@ def guard_sqlite_time_value(value: exp.Expression, now: datetime) -> exp.Express
     # LIKE ignores ASCII case and stops at a NUL character, as SQLite's own test does; a blob never matches LIKE
     # until it is cast to text. The first character's test spares that cast for nearly every value.
     starts_with_n = exp.In(
-        this=exp.Anonymous(this="unicode", expressions=[value.copy()]),
+        this=exp.Unicode(this=value.copy()),
         expressions=[exp.Literal.number(ord("N")), exp.Literal.number(ord("n"))],
     )
     holds_now = exp.and_(
@@ -108,37 +99,77 @@ def postgres_cast_to_guard(node: exp.Expression) -> tuple[exp.Expression, exp.Da
     operand, to = target
     if _plain(operand) or static_kind(operand) in ("time", "other") or _postgres_guarded(operand):
         return None
+    if _refusal_message(operand) and to.this == exp.DataType.Type.DATE:
+        return None  # the check's own failing cast: text that begins with RUNTIME_REFUSAL is never a date
     return target if type_holds_time(to, "postgres") is not False else None
 
 
+def _refusal_message(operand: exp.Expression) -> bool:
+    while isinstance(operand, exp.DPipe):
+        operand = operand.this
+    return operand == exp.Literal.string(RUNTIME_REFUSAL + " (")
+
+
 def _postgres_guarded(operand: exp.Expression) -> bool:
-    """True for what guard_postgres_cast wrote (a statement the sandbox rewrote, run again)."""
-    return (
-        isinstance(operand, exp.RegexpReplace)
-        and operand.args.get("expression") == exp.Literal.string(_CLOCK_VALUE)
-        and operand.args.get("replacement") == exp.Literal.string(_REPLACEMENT)
-        and operand.args.get("modifiers") == exp.Literal.string("i")
+    """True for exactly what guard_postgres_cast writes (a statement the sandbox rewrote, checked again)."""
+    if isinstance(operand, exp.RegexpReplace) and isinstance(operand.this, exp.Cast):
+        return operand == _replaced_when_clock(operand.this.this)
+    if isinstance(operand, exp.Case) and len(operand.args.get("ifs") or []) == 1:
+        column = operand.args["ifs"][0].args.get("true")
+        return isinstance(column, exp.Column) and operand == _column_when_no_clock(column)
+    return False
+
+
+def _as_text(value: exp.Expression) -> exp.Expression:
+    return exp.cast(value.copy(), exp.DataType.build("text"))
+
+
+def _column_when_no_clock(column: exp.Column) -> exp.Expression:
+    """The column's value, checked first as text: without a letter or a clock word it passes as it is (so the cast
+    that follows keeps its own type's meaning); with one, the cast of a message to a date fails."""
+    no_letter = exp.Not(this=exp.RegexpLike(this=_as_text(column), expression=exp.Literal.string("[A-Za-z]")))
+    no_word = exp.Not(this=exp.RegexpILike(this=_as_text(column), expression=exp.Literal.string(_CLOCK_WORD)))
+    # safe: as PostgreSQL's parser marks `||` (NULL makes NULL), so a rewritten statement reads back the same
+    message = exp.DPipe(
+        this=exp.DPipe(this=exp.Literal.string(RUNTIME_REFUSAL + " ("), expression=_as_text(column), safe=True),
+        expression=exp.Literal.string(")"),
+        safe=True,
     )
+    fails = exp.Is(this=exp.cast(message, exp.DataType.build("date")), expression=exp.Null())
+    passes = exp.or_(no_letter, no_word, fails)
+    return exp.Case(ifs=[exp.If(this=passes, true=column.copy())])
 
 
-def guard_postgres_cast(operand: exp.Expression, to: exp.DataType) -> exp.Expression:
-    """A cast of `operand` to `to` that fails, quoting RUNTIME_REFUSAL, when the value names the current moment."""
-    checked = exp.RegexpReplace(
-        this=exp.cast(operand.copy(), exp.DataType.build("text")),
+def _replaced_when_clock(value: exp.Expression) -> exp.Expression:
+    """The value as text, replaced by a message that no date or time cast reads when a clock word stands in it."""
+    return exp.RegexpReplace(
+        this=_as_text(value),
         expression=exp.Literal.string(_CLOCK_VALUE),
         replacement=exp.Literal.string(_REPLACEMENT),
         modifiers=exp.Literal.string("i"),
         single_replace=True,
     )
-    return exp.Cast(this=checked, to=to.copy())
+
+
+def guard_postgres_cast(operand: exp.Expression, to: exp.DataType) -> exp.Expression:
+    """A cast of `operand` to `to` that fails, quoting RUNTIME_REFUSAL, when the value names the current moment.
+
+    A column is checked beside its value, which keeps its type (a timestamp cast to a date stays a native cast); any
+    other value is checked as text, once, so a volatile expression cannot show one value to the check and another to
+    the cast.
+    """
+    if isinstance(operand, exp.Column):
+        return exp.Cast(this=_column_when_no_clock(operand), to=to.copy())
+    return exp.Cast(this=_replaced_when_clock(operand), to=to.copy())
 
 
 def runtime_refusal(message: str) -> SqlRejected | None:
     """The sandbox's reason when an engine error comes from a refused clock value, else None."""
-    found = _REFUSED.search(message)
+    found = _REFUSED.search(message.splitlines()[0] if message else "")
     if found is None:
         return None
+    value = found.group(1) if len(found.group(1)) <= 60 else found.group(1)[:57] + "..."
     return SqlRejected(
-        f"a value converted to a date or time names the current moment ('{found.group(1)}'), which reads the real "
-        "clock: write the date, or CURRENT_DATE (fixed to the question's moment)"
+        f"a value converted to a date or time names the current moment ('{value}'), which reads the real clock: "
+        "write the date, or CURRENT_DATE (fixed to the question's moment)"
     )

@@ -255,7 +255,8 @@ def _postgres_action(literal: exp.Expression) -> str:
     if peers is None and isinstance(parent, _COMMON_TYPE):
         peers = _operands(parent)
     if peers is not None:
-        kinds = {static_kind(peer) for peer in peers if peer is not node}
+        # NULL takes the others' type, as an untyped string does.
+        kinds = {static_kind(peer) for peer in peers if peer is not node and not isinstance(peer, exp.Null)}
         if "time" in kinds:
             return "anchor"
         return "leave" if kinds <= {"text"} else "refuse"

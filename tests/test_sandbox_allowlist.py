@@ -261,7 +261,8 @@ def test_builtin_gold_passes_the_check_on_every_engine(name: str) -> None:
     for sql, now in _gold(name):
         tree = check_read_only(sql, "sqlite")
         if now is not None:
-            tree, _ = anchor_clock(tree, now, "sqlite")
+            # as the sandbox does for another engine: SQLite's run-time checks are written for SQLite only
+            tree, _ = anchor_clock(tree, now, "sqlite", guard=False)
         tree = fold_sqlite_time_calls(tree)
         for target in ("duckdb", "postgres"):
             try:

@@ -1,65 +1,34 @@
-"""Clock anchoring: rewrite `now`, `CURRENT_DATE` and friends in the AST to a fixed moment."""
+"""Clock anchoring: rewrite every way a statement reads the current time (`now()`, `CURRENT_DATE`, 'today'::date,
+one-argument `age(x)`, ...) to a fixed moment in the AST, and guard the values only the run can show."""
 
-import re
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import SqlglotError
-from sqlglot.tokens import TokenType
 
-_NOW_FUNCTIONS = frozenset(
-    {
-        "now",
-        "getdate",
-        "sysdate",
-        "localtimestamp",
-        "current_timestamp",
-        "systimestamp",
-        "sysdatetime",
-        "transaction_timestamp",
-        "statement_timestamp",
-        "clock_timestamp",
-    }
+from biarena.db.clock_guard import (
+    SQLITE_GUARD_NODES,
+    guard_postgres_cast,
+    guard_sqlite_time_value,
+    postgres_cast_to_guard,
+    sqlite_needs_guard,
+    sqlite_time_values,
 )
-_TODAY_FUNCTIONS = frozenset({"curdate", "today", "current_date"})
-# SQLite date functions that mean "now" when called without a time value.
-_SQLITE_NOW_WHEN_EMPTY = frozenset({"date", "datetime", "time", "julianday", "unixepoch"})
-# SQLite's date and time functions: each reads the clock when a time value is 'now'.
-_SQLITE_TIME_FUNCTIONS = frozenset({"date", "datetime", "time", "julianday", "unixepoch", "strftime", "timediff"})
-
-
-def _empty_time_call(node: exp.Expression) -> bool:
-    return (
-        isinstance(node, exp.Func)
-        and not isinstance(node, exp.Anonymous)
-        and node.sql_name().lower() in _SQLITE_NOW_WHEN_EMPTY
-        and not any(node.args.values())
-    )
-
-
-# Any word that may read the clock, and SQLite's time functions called without a time value. Text without either
-# cannot read the clock, so it needs no rewriting; a match (even in a string or a comment) only means "look".
-_CLOCK_WORDS = re.compile(
-    r"\b(?:"
-    + "|".join(sorted(_NOW_FUNCTIONS | _TODAY_FUNCTIONS | {"current_time", "current_datetime", "localtime"}))
-    + r")\b|\b(?:"
-    + "|".join(sorted(_SQLITE_NOW_WHEN_EMPTY))
-    + r")\s*\(\s*\)",
-    re.IGNORECASE,
+from biarena.db.clock_names import (
+    CLOCK_NODES,
+    DATE_NODES,
+    NOW_FUNCTIONS,
+    SQLITE_NOW_WHEN_EMPTY,
+    SQLITE_TIME_FUNCTIONS,
+    TIME_NODES,
+    TIME_OF_DAY_FUNCTIONS,
+    TODAY_FUNCTIONS,
 )
+from biarena.db.clock_strings import CLOCK_WORD, anchored_string, cast_target, clock_string_action, refusal
+from biarena.db.errors import SqlRejected
 
-
-def may_read_clock(sql: str) -> bool:
-    """False only when `sql` surely does not read the current time (no clock word, no empty time call)."""
-    return _CLOCK_WORDS.search(sql) is not None
-
-
-_CLOCK_NODES: tuple[type, ...] = tuple(
-    getattr(exp, name)
-    for name in ("CurrentDate", "CurrentTime", "CurrentTimestamp", "CurrentDatetime", "Localtimestamp")
-    if hasattr(exp, name)
-)
+# Engines with PostgreSQL's one-argument age(x): the time from x to today's midnight.
+_AGE_DIALECTS = frozenset({"postgres", "duckdb", "redshift", "materialize", "risingwave"})
 
 
 def _empty_call_classes() -> tuple[type, ...]:
@@ -67,15 +36,20 @@ def _empty_call_classes() -> tuple[type, ...]:
     for value in vars(exp).values():
         if isinstance(value, type) and issubclass(value, exp.Func) and not issubclass(value, exp.Anonymous):
             try:
-                if value.sql_name().lower() in _SQLITE_NOW_WHEN_EMPTY:
+                if value.sql_name().lower() in SQLITE_NOW_WHEN_EMPTY:
                     found.append(value)
             except Exception:  # abstract classes have no SQL name
                 continue
     return tuple(found)
 
 
+_EMPTY_CALLS = _empty_call_classes()
 # Node classes that can read the clock: the tree's own search (compiled) skips every other node.
-_CANDIDATES: tuple[type, ...] = (*_CLOCK_NODES, exp.Anonymous, exp.Literal, exp.Column, *_empty_call_classes())
+_CANDIDATES: tuple[type, ...] = (*CLOCK_NODES, exp.Anonymous, exp.Literal, exp.Column, *_EMPTY_CALLS)
+_POSTGRES_GUARD_NODES: tuple[type, ...] = (exp.Cast, exp.Date, exp.Time, exp.Timestamp, exp.Anonymous)
+
+Edit = tuple[exp.Expression, Callable[[], exp.Expression]]
+"""(the node to replace, what builds its replacement from the tree as it then is)."""
 
 
 def _literal(now: datetime, kind: str, dialect: str) -> exp.Expression:
@@ -89,155 +63,223 @@ def _literal(now: datetime, kind: str, dialect: str) -> exp.Expression:
     return exp.cast(exp.Literal.string(text), kind.upper())
 
 
-def _anchored(node: exp.Expression, now: datetime, dialect: str) -> exp.Expression | None:
-    """What replaces `node` when the clock reads `now`, or None when it does not read the clock."""
-    if isinstance(node, exp.CurrentDate):
-        return _literal(now, "date", dialect)
-    if isinstance(node, exp.CurrentTime):
-        return _literal(now, "time", dialect)
-    if isinstance(node, _CLOCK_NODES):
-        return _literal(now, "timestamp", dialect)
-    if dialect == "sqlite" and _empty_time_call(node):
-        return exp.Anonymous(this=node.sql_name().upper(), expressions=[_literal(now, "timestamp", dialect)])
-    if isinstance(node, exp.Anonymous):
-        name = str(node.name).lower()
-        if name in _NOW_FUNCTIONS and not node.expressions:
-            return _literal(now, "timestamp", dialect)
-        if name in _TODAY_FUNCTIONS and not node.expressions:
-            return _literal(now, "date", dialect)
-        if dialect == "sqlite" and name in _SQLITE_NOW_WHEN_EMPTY and not node.expressions:
-            return exp.Anonymous(this=name.upper(), expressions=[_literal(now, "timestamp", dialect)])
+def _stamp(now: datetime) -> exp.Literal:
+    return exp.Literal.string(now.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def _site(node: exp.Expression) -> exp.Expression:
+    """What a call stands for in the tree: `pg_catalog.now()` as a whole, not its last part."""
+    parent = node.parent
+    return parent if isinstance(parent, exp.Dot) and parent.expression is node else node
+
+
+def _is_sqlite_time_value(node: exp.Expression) -> bool:
+    parent = node.parent
+    if isinstance(parent, exp.TsOrDsToTimestamp):
+        parent = parent.parent
+    return parent is not None and any(value is node for value in sqlite_time_values(parent))
+
+
+def _age_edit(node: exp.Anonymous, now: datetime, dialect: str) -> Edit | None:
+    """age(x) is the time from x to today's midnight: age(anchor's midnight, x). DuckDB also reads `x.age()` so."""
+    site = _site(node)
+    arguments = node.expressions
+    if site is not node and dialect == "duckdb":
+        if len(arguments) == 1:  # `s.age(x)`: age(x) when s is a schema, age(s, x) when it is a value
+            raise SqlRejected("a qualified age() call may read the clock: write age(a, b) with both arguments")
+        if arguments:
+            return None
+        return site, lambda: exp.Anonymous(this="AGE", expressions=[_midnight(now), site.this.copy()])
+    if len(arguments) != 1:
         return None
-    if (
-        isinstance(node, exp.Literal)
-        and node.is_string
-        and node.this.strip().lower() == "now"
-        and isinstance(node.parent, exp.Func)
-    ):
-        return exp.Literal.string(now.strftime("%Y-%m-%d %H:%M:%S"))
+    return site, lambda: exp.Anonymous(this="AGE", expressions=[_midnight(now), node.expressions[0].copy()])
+
+
+def _midnight(now: datetime) -> exp.Expression:
+    return exp.cast(exp.Literal.string(now.strftime("%Y-%m-%d")), "TIMESTAMP")
+
+
+def _anchor_edit(node: exp.Expression, now: datetime, dialect: str) -> Edit | None:
+    """How `node` is rewritten when the clock reads `now`; None when it does not read the clock, SqlRejected when it
+    may and cannot be anchored."""
+    if isinstance(node, CLOCK_NODES):
+        kind = "date" if isinstance(node, DATE_NODES) else "time" if isinstance(node, TIME_NODES) else "timestamp"
+        return _site(node), lambda: _literal(now, kind, dialect)
+    if dialect == "sqlite" and isinstance(node, _EMPTY_CALLS) and not any(node.args.values()):
+        return node, lambda: exp.Anonymous(this=node.sql_name().upper(), expressions=[_stamp(now)])
+    if isinstance(node, exp.Anonymous):
+        return _call_edit(node, now, dialect)
+    if isinstance(node, exp.Literal) and node.is_string:
+        return _string_edit(node, now, dialect)
     if dialect == "sqlite" and _quoted_now_argument(node):
-        return exp.Literal.string(now.strftime("%Y-%m-%d %H:%M:%S"))
+        return node, lambda: _stamp(now)
+    return None
+
+
+def _call_edit(node: exp.Anonymous, now: datetime, dialect: str) -> Edit | None:
+    name = str(node.name).lower()
+    if not node.expressions:
+        if name in NOW_FUNCTIONS:
+            return _site(node), lambda: _literal(now, "timestamp", dialect)
+        if name in TODAY_FUNCTIONS:
+            return _site(node), lambda: _literal(now, "date", dialect)
+        if name in TIME_OF_DAY_FUNCTIONS:
+            return _site(node), lambda: _literal(now, "time", dialect)
+    if name == "unix_timestamp" and not node.expressions:  # MySQL: the current time in seconds
+        return _site(node), lambda: exp.Anonymous(this="UNIX_TIMESTAMP", expressions=[_stamp(now)])
+    if dialect == "sqlite":
+        if name in SQLITE_NOW_WHEN_EMPTY and not node.expressions:
+            return node, lambda: exp.Anonymous(this=name.upper(), expressions=[_stamp(now)])
+        if name == "strftime" and len(node.expressions) == 1:  # strftime(format) formats the current time
+            return node, lambda: exp.Anonymous(this="STRFTIME", expressions=[node.expressions[0].copy(), _stamp(now)])
+        return None
+    if name == "age" and dialect in _AGE_DIALECTS:
+        return _age_edit(node, now, dialect)
+    return None
+
+
+def _string_edit(node: exp.Literal, now: datetime, dialect: str) -> Edit | None:
+    text = node.this
+    if dialect == "sqlite":
+        # SQLite reads exactly 'now', in any case, and only as a time function's time value.
+        if text.lower() == "now" and _is_sqlite_time_value(node):
+            return node, lambda: _stamp(now)
+        return None
+    if dialect in ("postgres", "duckdb"):
+        if CLOCK_WORD.search(text) is None:
+            return None
+        action = clock_string_action(node, dialect)
+        if action == "refuse":
+            raise refusal(node, dialect)
+        return (node, lambda: exp.Literal.string(anchored_string(text, now))) if action == "anchor" else None
+    if text.strip().lower() == "now" and isinstance(node.parent, exp.Func):
+        return node, lambda: _stamp(now)
     return None
 
 
 def _quoted_now_argument(node: exp.Expression) -> bool:
-    """`"now"` written as a time function's argument: SQLite reads a double-quoted name that is no column as a
-    string, so `date("now")` reads the clock."""
-    if not (isinstance(node, exp.Column) and not node.table and node.this.quoted and node.name.lower() == "now"):
-        return False
-    parent = node.parent
-    return isinstance(parent, exp.Func) and parent.sql(dialect="sqlite").split("(", 1)[0].strip().lower() in (
-        _SQLITE_TIME_FUNCTIONS
+    """`"now"` written as a time value: SQLite reads a double-quoted name that is no column as a string, so
+    `date("now")` reads the clock."""
+    return (
+        isinstance(node, exp.Column)
+        and not node.table
+        and node.this.quoted
+        and node.name.lower() == "now"
+        and _is_sqlite_time_value(node)
     )
 
 
-def anchor_clock(
-    tree: exp.Expression, now: datetime, dialect: str, *, copy: bool = True
-) -> tuple[exp.Expression, bool]:
-    """Return `tree` with every reference to the current time replaced by `now`, and whether any was.
+def _anchor_edits(tree: exp.Expression, now: datetime, dialect: str) -> list[Edit]:
+    return [edit for node in tree.find_all(*_CANDIDATES) if (edit := _anchor_edit(node, now, dialect)) is not None]
 
-    A query that does not read the clock comes back as is; one that does is rewritten in a copy, or in
-    place with `copy=False` (for a tree the caller owns).
-    """
-    if copy and not any(_anchored(node, now, dialect) is not None for node in tree.find_all(*_CANDIDATES)):
-        return tree, False
-    if copy:
-        return anchor_clock(tree.copy(), now, dialect, copy=False)
-    found = [(node, new) for node in tree.find_all(*_CANDIDATES) if (new := _anchored(node, now, dialect)) is not None]
-    for node, new in found:
+
+def _guard_edits(tree: exp.Expression, now: datetime, dialect: str) -> list[Edit]:
+    """Run-time checks of values only the run shows (see clock_guard): SQLite's time values, PostgreSQL's casts."""
+    edits: list[Edit] = []
+    if dialect == "sqlite":
+        for node in tree.find_all(*SQLITE_GUARD_NODES):
+            for value in sqlite_time_values(node):
+                if sqlite_needs_guard(value):
+                    edits.append((value, lambda value=value: guard_sqlite_time_value(value, now)))
+    elif dialect == "postgres":
+        for node in tree.find_all(*_POSTGRES_GUARD_NODES):
+            if postgres_cast_to_guard(node) is not None:
+                edits.append((_site(node), lambda node=node: guard_postgres_cast(*postgres_cast_to_guard(node))))
+    return edits
+
+
+def _depth(node: exp.Expression) -> int:
+    depth = 0
+    while node.parent is not None:
+        node, depth = node.parent, depth + 1
+    return depth
+
+
+def _apply(tree: exp.Expression, edits: list[Edit]) -> exp.Expression:
+    # Deepest first: an edit that copies a subtree (age(x), a guard) copies it already rewritten.
+    for node, build in sorted(edits, key=lambda edit: -_depth(edit[0])):
+        new = build()
         if node is tree:
             tree = new
         else:
             node.replace(new)
-    return tree, bool(found)
+    return tree
+
+
+def anchor_clock(
+    tree: exp.Expression, now: datetime, dialect: str, *, copy: bool = True, guard: bool = True
+) -> tuple[exp.Expression, bool]:
+    """Return `tree` with every reference to the current time replaced by `now`, and whether anything changed.
+
+    With `guard`, a value that only the run shows (a column, a computed string) is checked where the engine would
+    read it as a date or time: SQLite reads a 'now' there as the anchor, PostgreSQL fails the statement. A string
+    that may read the clock where its type cannot be seen raises SqlRejected. A query that does not read the clock
+    comes back as is; one that does is rewritten in a copy, or in place with `copy=False` (for a tree the caller owns).
+    """
+    if copy:
+        if not _anchor_edits(tree, now, dialect) and not (guard and _guard_edits(tree, now, dialect)):
+            return tree, False
+        tree = tree.copy()
+    anchored = _anchor_edits(tree, now, dialect)
+    tree = _apply(tree, anchored)
+    guarded = _guard_edits(tree, now, dialect) if guard else []
+    tree = _apply(tree, guarded)
+    if dialect == "postgres" and (anchored or guarded):
+        _cast_functions_as_casts(tree)
+    return tree, bool(anchored or guarded)
+
+
+def _cast_functions_as_casts(tree: exp.Expression) -> None:
+    """Write PostgreSQL's function-style casts as casts: the generator would write `"timestamp"(x)` as
+    `TIMESTAMP(x)`, which PostgreSQL cannot parse."""
+    for node in list(tree.find_all(exp.Time, exp.Timestamp)):
+        target = cast_target(node, "postgres")
+        if target is not None and node is not tree:
+            node.replace(exp.Cast(this=target[0], to=target[1]))
+
+
+def _foldable(node: exp.Func) -> bool:
+    """True when SQLite may compute `node` once, ahead: no column, and each time value a plain literal (a computed
+    one could be 'now', which SQLite would read from the real clock)."""
+    if any(isinstance(inner, exp.Column | exp.Star | exp.Subquery | exp.Select) for inner in node.walk()):
+        return False
+    if isinstance(node, SQLITE_GUARD_NODES):
+        return all(isinstance(value, exp.Literal | exp.Null) for value in sqlite_time_values(node))
+    # A shape the guard does not know: literals only.
+    plain = exp.Literal | exp.Null | exp.Neg | exp.Paren
+    return all(isinstance(inner, plain) for inner in node.walk() if inner is not node)
 
 
 def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
     """Evaluate SQLite date/time calls whose arguments are all literals, so other engines get plain values.
 
     SQLite's modifiers (`date(x, '-7 day', 'weekday 1')`) have no equivalent that sqlglot can transpile;
-    once the clock is anchored such calls are constants, so SQLite itself computes them.
+    once the clock is anchored such calls are constants, so SQLite itself computes them. Returns a new tree.
     """
     import sqlite3
 
+    tree = tree.copy()
     conn = sqlite3.connect(":memory:")
-
-    def fold(node: exp.Expression) -> exp.Expression:
-        if not isinstance(node, exp.Func) or isinstance(node, exp.AggFunc):
-            return node
-        generated = node.sql(dialect="sqlite")
-        name = generated.split("(", 1)[0].strip().lower()
-        if name not in _SQLITE_TIME_FUNCTIONS:
-            return node
-        if any(isinstance(n, exp.Column | exp.Star | exp.Subquery | exp.Select) for n in node.walk()):
-            return node
-        try:
-            value = conn.execute(f"SELECT {generated}").fetchone()[0]
-        except sqlite3.Error:
-            return node
-        if value is None:
-            return exp.null()
-        return exp.Literal.string(value) if isinstance(value, str) else exp.Literal.number(value)
-
     try:
-        return tree.transform(fold)
+        # Innermost first, so that a call whose arguments fold becomes foldable itself.
+        for node in reversed(list(tree.find_all(exp.Func))):
+            if isinstance(node, exp.AggFunc):
+                continue
+            generated = node.sql(dialect="sqlite")
+            if generated.split("(", 1)[0].strip().lower() not in SQLITE_TIME_FUNCTIONS or not _foldable(node):
+                continue
+            try:
+                value = conn.execute(f"SELECT {generated}").fetchone()[0]
+            except sqlite3.Error:
+                continue
+            if value is None:
+                new: exp.Expression = exp.null()
+            else:
+                new = exp.Literal.string(value) if isinstance(value, str) else exp.Literal.number(value)
+            if node is tree:
+                tree = new
+            else:
+                node.replace(new)
+        return tree
     finally:
         conn.close()
-
-
-_KEYWORD_KINDS = {
-    TokenType.CURRENT_TIMESTAMP: "timestamp",
-    TokenType.CURRENT_DATE: "date",
-    TokenType.CURRENT_TIME: "time",
-}
-_CLOCK_WORD_SET = frozenset(
-    _NOW_FUNCTIONS | _TODAY_FUNCTIONS | {"current_time", "current_datetime", "localtime", "localtimestamp"}
-)
-_SQLITE = Dialect.get_or_raise("sqlite")
-
-
-def anchor_sqlite_text(sql: str, now: datetime) -> str | None:
-    """SQLite `sql` with its clock reads replaced by `now`, by its tokens alone (no parse), or None when unsure.
-
-    Handles what SQLite itself reads the clock with: `CURRENT_TIMESTAMP`, `CURRENT_DATE`, `CURRENT_TIME`, a
-    `'now'` (or `"now"`) argument of a date and time function, and such a function called with no arguments.
-    Everything else is left exactly as written. Any other sign of the clock (a `now()` call, a `'now'` outside a
-    time function's arguments, a clock word used as a name) returns None: the caller then parses and rewrites the
-    statement (anchor_clock), as it does for every other dialect.
-    """
-    try:
-        tokens = _SQLITE.tokenize(sql)
-    except (SqlglotError, ValueError):
-        return None
-    stamp = {
-        "timestamp": now.strftime("'%Y-%m-%d %H:%M:%S'"),
-        "date": now.strftime("'%Y-%m-%d'"),
-        "time": now.strftime("'%H:%M:%S'"),
-    }
-    edits: list[tuple[int, int, str]] = []  # (start, end exclusive, new text)
-    calls: list[bool] = []  # per open parenthesis: whether it holds a time function's arguments
-    for i, token in enumerate(tokens):
-        kind = token.token_type
-        word = token.text.lower()
-        following = tokens[i + 1].token_type if i + 1 < len(tokens) else None
-        if kind == TokenType.L_PAREN:
-            before = tokens[i - 1] if i else None
-            calls.append(before is not None and before.text.lower() in _SQLITE_TIME_FUNCTIONS)
-            if calls[-1] and following == TokenType.R_PAREN and before.text.lower() in _SQLITE_NOW_WHEN_EMPTY:
-                edits.append((token.end + 1, token.end + 1, stamp["timestamp"]))
-        elif kind == TokenType.R_PAREN:
-            if calls:
-                calls.pop()
-        elif kind in _KEYWORD_KINDS:
-            if following == TokenType.L_PAREN:
-                return None
-            edits.append((token.start, token.end + 1, stamp[_KEYWORD_KINDS[kind]]))
-        elif kind in (TokenType.STRING, TokenType.IDENTIFIER) and token.text.strip().lower() == "now":
-            if not (calls and calls[-1]):
-                return None
-            edits.append((token.start, token.end + 1, stamp["timestamp"]))
-        elif kind not in (TokenType.STRING, TokenType.IDENTIFIER) and word in _CLOCK_WORD_SET:
-            return None
-    for start, end, text in reversed(edits):
-        sql = sql[:start] + text + sql[end:]
-    return sql

@@ -14,8 +14,10 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
-from biarena.db.clock import anchor_clock, anchor_sqlite_text, fold_sqlite_time_calls, may_read_clock
-from biarena.db.errors import SqlRejected, SqlTimeout
+from biarena.db.clock import anchor_clock, fold_sqlite_time_calls
+from biarena.db.clock_guard import runtime_refusal
+from biarena.db.clock_text import anchor_sqlite_text, may_read_clock
+from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
 from biarena.db.fetch_capped import fetch_capped
 from biarena.db.guard import check_read_only, parse_statements
 from biarena.db.limits import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, LIMIT_FIELDS, SandboxLimits
@@ -129,8 +131,9 @@ class Database(ABC):
         try:
             changed = False
             if now is not None:
-                # The tree is this call's own parse: rewrite it in place.
-                tree, changed = anchor_clock(tree, now, source, copy=False)
+                # The tree is this call's own parse: rewrite it in place. Run-time checks are written for the engine
+                # that runs the statement, so a statement in another dialect gets them once it is in the engine's.
+                tree, changed = anchor_clock(tree, now, source, copy=False, guard=source == self.dialect)
             if source == "sqlite" and self.dialect != "sqlite":
                 tree = fold_sqlite_time_calls(tree)
             if source == self.dialect and not changed:
@@ -146,6 +149,16 @@ class Database(ABC):
             return PreparedStatement(text, self.dialect)
         # The engine runs the rewritten text: check it as that engine's SQL.
         tree = check_read_only(text, self.dialect, max_cell_bytes=limits.max_cell_bytes)
+        if source != self.dialect and now is not None:
+            # What reads the clock in the engine's own dialect (a cast that the translation made, a date string).
+            try:
+                tree, changed = anchor_clock(tree, now, self.dialect, copy=False)
+                if changed:
+                    text = Dialect.get_or_raise(self.dialect).generate(tree)
+            except RecursionError:
+                raise SqlRejected("the statement nests too deeply to rewrite") from None
+            except SqlglotError as error:
+                raise SqlRejected(f"cannot write it as {self.dialect} SQL: {error}") from None
         return PreparedStatement(text, self.dialect, tree)
 
     def prepare(self, sql: str, dialect: str | None = None, now: datetime | None = None) -> str:
@@ -179,6 +192,11 @@ class Database(ABC):
                 columns, rows, truncated_by = self._run(statement.text, limit - checking, cap)
             except SqlTimeout:
                 raise SqlTimeout(f"statement interrupted after {limit:g} s") from None
+            except SqlError as error:
+                refused = runtime_refusal(str(error))
+                if refused is None:
+                    raise
+                raise refused from None
         return QueryResult(
             columns=columns,
             rows=rows,

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biarena.errors import UsageError
-from biarena.judges import JUDGE_CLASSES
 from biarena.metrics.summary import overall
 from biarena.records import Answer, Question, RunSpec
 from biarena.report.run_data import RunData, label_runs
+from biarena.scoring.infos import ScoreInfos, registered_infos
 
-AUTO_SCORES = ("execution_accuracy", "ser", "result_f1", "semantic_similarity")
-"""Automatic scores the leaderboard shows beside the human ones."""
+AUTO_SCORES = tuple(i.name for i in registered_infos() if i.headline and not i.is_judge)
+"""The metrics' headline scores, which the leaderboard shows beside the human ones (and may combine with them)."""
 
 MODEL_WORDS = (
     "openai", "chatgpt", "gpt", "anthropic", "claude", "gemini", "llama", "mistral", "mixtral", "qwen", "deepseek",
@@ -30,7 +30,8 @@ class ArenaSystem:
     spec: RunSpec
     answers: dict[str, Answer]
     auto: dict[str, float | None]
-    """Automatic scores: the metrics in AUTO_SCORES and each judge's headline score the run has."""
+    """Automatic scores: the metrics' headline scores (AUTO_SCORES) and each headline score of the run's other
+    scorers (judges, scorers registered since)."""
     submitted: bool = False
     identifiers: set[str] = field(default_factory=set)
     """Words that would tell this system apart if shown: names, model strings, file names."""
@@ -60,7 +61,7 @@ def system_from_run(run: RunData, name: str, *, submitted: bool = False) -> Aren
     names = sorted({s.name for s in run.scores})
     row = overall(run.questions, run.scores, names, answers=run.answers)
     auto = {metric: row.means.get(metric) for metric in AUTO_SCORES}
-    auto.update({name: row.means.get(name) for name in names if name in JUDGE_CLASSES})
+    auto.update({name: row.means.get(name) for name in ScoreInfos.of(run.scores).headlines(names)})
     return ArenaSystem(
         name=name,
         path=run.path,

@@ -2,11 +2,14 @@
 `show`, `export`, the report and the arena with no other change."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from biarena.arena.catalog import system_from_run
+from biarena.metrics.summary import counted_scores, overall
+from biarena.records import Answer, Question, Score, SystemSpec
 from biarena.report.run_data import RunData
 from biarena.runner import RunStore
 from biarena.scoring import SCORERS, default_scorers, registered_infos, scorer_infos
@@ -76,3 +79,24 @@ def test_a_scorer_added_with_one_registry_line_is_scored_shown_exported_reported
     monkeypatch.delitem(SCORERS, "sql_length")
     table = in_process("show", gold_run)
     assert table.returncode == 0 and "sql_length" in table.stdout and "SQL len" not in table.stdout
+
+
+class _AnsweredOnly(SqlLengthScorer):
+    """The toy, averaged over the answered questions only."""
+
+    name = "answered_length"
+    infos = (replace(SqlLengthScorer.infos[0], name="answered_length", average="answered"),)
+
+
+def test_a_score_averaged_over_answered_questions_leaves_unanswered_ones_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(SCORERS, "answered_length", _AnsweredOnly)
+    questions = [Question(id=q, text=q, database="db", gold_sql=["SELECT 1"]) for q in ("a", "b", "c")]
+    answers = [Answer(question_id="a", system=SystemSpec(agent="x"), final_sql="SELECT 1")]
+    scores = [
+        Score(question_id="a", name=name, scorer=scorer, scorer_version="1", value=0.5)
+        for name, scorer in (("answered_length", "answered_length"), ("execution_accuracy", "execution_accuracy"))
+    ]
+    counted = counted_scores(questions, answers, scores)
+    assert counted["b"] == {"answered_length": None, "execution_accuracy": 0.0}
+    means = overall(questions, scores, ["answered_length", "execution_accuracy"], answers=answers).means
+    assert means == {"answered_length": 0.5, "execution_accuracy": pytest.approx(0.5 / 3)}

@@ -10,6 +10,7 @@ from biarena.lazy_exports import lazy_exports
 _EXPORTS = {
     "SCORERS": "registry",
     "get_scorer": "registry",
+    "default_scorers": "registry",
     "lazy": "registry",
     "ScoreInfo": "score_info",
     "Scorer": "scorer",
@@ -18,7 +19,6 @@ _EXPORTS = {
     "ScorerContext": "context",
     "JudgeReplyError": "context",
     "ScoreInfos": "infos",
-    "default_scorers": "infos",
     "registered_infos": "infos",
     "scorer_infos": "infos",
     "ScorerSetup": "setup",

@@ -29,11 +29,6 @@ def registered_infos() -> list[ScoreInfo]:
     return [info for name in SCORERS for info in scorer_infos(name)]
 
 
-def default_scorers() -> list[str]:
-    """The scorers `biarena score` runs when none is named: those that give only metrics (no judge scores)."""
-    return [name for name in SCORERS if (infos := scorer_infos(name)) and not any(i.is_judge for i in infos)]
-
-
 def is_judge(scorer: str) -> bool:
     """True when the registered scorer gives judge scores."""
     return any(info.is_judge for info in scorer_infos(scorer))

@@ -150,20 +150,28 @@ def _run(
     max_calls: int | None,
     on_progress: Callable[[ScoreProgress], None] | None,
 ) -> None:
-    """Make the results, a few at once, storing each as it comes; forget a question's cached results once done."""
+    """Make the results, a few at once, and store them: a model's at once, the others with the rest of their
+    answer's (one transaction per answer: cheap to make again after a kill, many to write). Once an answer is done,
+    its cached statement results are forgotten."""
     total = len(tasks)
     left = Counter(question.id for _, question, _ in tasks)
     contexts: dict[int, ScoringContext] = {id(s.context.scoring): s.context.scoring for s, _, _ in tasks}
+    waiting: dict[str, list[ScoreRecord]] = {}
 
     def finished(question: Question) -> None:
         left[question.id] -= 1
         if left[question.id] == 0:
+            if question.id in waiting:
+                store.put_results(waiting.pop(question.id))
             for scoring in contexts.values():
                 with scoring.lock:
                     scoring.forget(question)
 
     def record(setup: ScorerSetup, question: Question, made: ScoreRecord) -> None:
-        store.put_results([made])
+        if setup.scorer.needs_model:
+            store.put_results([made])
+        else:
+            waiting.setdefault(question.id, []).append(made)
         spent = trace_usage(made.trace)
         summary.scored_now += 1
         summary.failed += made.failed is not None
@@ -180,6 +188,8 @@ def _run(
     workers = max(1, concurrency)
     running: dict[Future, tuple[ScorerSetup, Question]] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
+        # one at a time, the scorers run on this thread: no hand-over to a worker for each result
+        submit = pool.submit if workers > 1 else _done_now
         try:
             while queue or running:
                 while queue and len(running) < workers:
@@ -189,7 +199,7 @@ def _run(
                         summary.pending += 1
                         finished(question)
                         continue
-                    running[pool.submit(score_one, setup, question, answer)] = (setup, question)
+                    running[submit(score_one, setup, question, answer)] = (setup, question)
                 if not running:
                     break
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -199,3 +209,13 @@ def _run(
         finally:
             for future in running:
                 future.cancel()
+
+
+def _done_now(function: Callable[..., ScoreRecord], *args: object) -> Future:
+    """`function(*args)` called now, as a finished future."""
+    future: Future = Future()
+    try:
+        future.set_result(function(*args))
+    except BaseException as error:
+        future.set_exception(error)
+    return future

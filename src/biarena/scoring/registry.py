@@ -7,22 +7,24 @@ from biarena.errors import NotFoundError, did_you_mean
 from biarena.scoring.scorer import Scorer
 
 
-def lazy(target: str) -> Callable[..., Scorer]:
-    """A factory of the class at `module:Class`, imported when the first scorer is made (so the registry is cheap)."""
+def lazy(target: str, *, default: bool = False) -> Callable[..., Scorer]:
+    """A factory of the class at `module:Class`, imported when the first scorer is made (so the registry is cheap);
+    `default`: `biarena score` runs it when no scorer is named."""
     module, _, name = target.partition(":")
 
     def make(**options: object) -> Scorer:
         return getattr(import_module(module), name)(**options)
 
     make.__qualname__ = make.__name__ = f"lazy({target})"
+    make.default = default  # type: ignore[attr-defined]
     return make
 
 
 SCORERS: dict[str, Callable[..., Scorer]] = {
-    "execution": lazy("biarena.metrics.execution:ExecutionScorer"),
-    "execution_accuracy": lazy("biarena.metrics.execution_accuracy:ExecutionAccuracyScorer"),
-    "semantic_similarity": lazy("biarena.metrics.semantic:SemanticSimilarityScorer"),
-    "result_similarity": lazy("biarena.metrics.result:ResultSimilarityScorer"),
+    "execution": lazy("biarena.metrics.execution:ExecutionScorer", default=True),
+    "execution_accuracy": lazy("biarena.metrics.execution_accuracy:ExecutionAccuracyScorer", default=True),
+    "semantic_similarity": lazy("biarena.metrics.semantic:SemanticSimilarityScorer", default=True),
+    "result_similarity": lazy("biarena.metrics.result:ResultSimilarityScorer", default=True),
     "corgi": lazy("biarena.judges.corgi:CorgiJudge"),
     "corgi-single": lazy("biarena.judges.corgi_single:CorgiSingleJudge"),
     "reference": lazy("biarena.judges.reference:ReferenceJudge"),
@@ -30,7 +32,13 @@ SCORERS: dict[str, Callable[..., Scorer]] = {
     "bibench": lazy("biarena.judges.bibench:BiBenchJudge"),
     "interaction": lazy("biarena.judges.interaction:InteractionJudge"),
 }
-"""Registry name -> factory taking the scorer's keyword options. A new scorer is one file and one line here."""
+"""Registry name -> factory taking the scorer's keyword options. A new scorer is one file and one line here; the
+deterministic metrics are the default ones."""
+
+
+def default_scorers() -> list[str]:
+    """The scorers `biarena score` runs when none is named: the deterministic metrics."""
+    return [name for name, factory in SCORERS.items() if getattr(factory, "default", False)]
 
 
 def get_scorer(name: str, noun: str = "scorer", **options: object) -> Scorer:

@@ -63,7 +63,9 @@ def score(
     rubric: list[Path] | None = typer.Option(
         None, "--rubric", metavar="FILE", help="A rubric YAML replacing the built-in one of its kind (repeatable)."
     ),
-    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Answers scored at once by judges."),
+    concurrency: int = typer.Option(
+        1, "--concurrency", min=1, help="Results made at once (scorers without a model take turns)."
+    ),
     max_calls: int | None = typer.Option(
         None,
         "--max-calls",

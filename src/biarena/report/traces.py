@@ -43,8 +43,8 @@ def _score_lines(scores: list[Any]) -> list[str]:
 
 
 def trace_lines(paths: list[Path], question_id: str) -> list[str]:
-    """Every judgement stored for `question_id` in the runs (the results of judges and of scorers that called a
-    model): scores, then each model call's request and reply."""
+    """Every judgement stored for `question_id` in the runs (the results of judges, of scorers that called a model,
+    and of any scorer that failed): scores, then each model call's request and reply."""
     lines: list[str] = []
     for path in paths:
         with RunStore(path) as store:
@@ -52,7 +52,9 @@ def trace_lines(paths: list[Path], question_id: str) -> list[str]:
             if question_id not in ids:
                 hint = did_you_mean(question_id, ids)
                 raise NotFoundError(f"{path}: no question '{question_id}'{hint}")
-            judgements = [r for r in store.results(question_id) if r.applies and (r.trace or is_judge(r.scorer))]
+            judgements = [
+                r for r in store.results(question_id) if r.applies and (r.trace or r.failed or is_judge(r.scorer))
+            ]
         if len(paths) > 1:
             lines.append(f"== {path}")
         if not judgements:

@@ -17,10 +17,9 @@ from tests.conftest import make_sales_db
 from tests.judge_run_helpers import corgi_bench, mock_model, valid_reply, write_run
 
 from biarena.db import DatabasePool
-from biarena.judges import JUDGE_CLASSES
-from biarena.judges.judge_run import judge_run, setup_judges
 from biarena.metrics import ScoringContext
 from biarena.runner import RunStore
+from biarena.scoring import SCORERS, default_scorers, score_run, setup_scorers
 
 
 def measure(name: str, root: Path, answers: int) -> tuple[int, int, int, int, int, int] | str:
@@ -32,14 +31,14 @@ def measure(name: str, root: Path, answers: int) -> tuple[int, int, int, int, in
     try:
         with RunStore(run, lock=True) as store:
             context = ScoringContext(benchmark=bench, databases=DatabasePool(bench))
-            setups = setup_judges([name], context, model=mock_model([valid_reply()], cache))
-            first = judge_run(store, setups)
-            setups = setup_judges([name], context, model=mock_model([valid_reply()], cache))
-            again = judge_run(store, setups, rescore=True)
+            setups = setup_scorers([name], context, model=mock_model([valid_reply()], cache))
+            first = score_run(store, setups)
+            setups = setup_scorers([name], context, model=mock_model([valid_reply()], cache))
+            again = score_run(store, setups, rescore=True)
     except Exception as error:  # a judge still being written must not hide the others' figures
         return f"{type(error).__name__}: {error}"
     tokens = first.usage.prompt_tokens + first.usage.completion_tokens
-    return first.judged_now, first.failed, first.usage.calls, tokens, again.usage.calls, again.usage.cache_hits
+    return first.scored_now, first.failed, first.usage.calls, tokens, again.usage.calls, again.usage.cache_hits
 
 
 def main() -> None:
@@ -51,7 +50,7 @@ def main() -> None:
     print(f"{options.answers} answers (CORGI types 1-4 in turn); mock judge model replying valid JSON")
     header = ("judge", "judged", "failed", "calls/answer", "tokens/answer", "re-score calls")
     print(f"{header[0]:<14} {header[1]:>6} {header[2]:>6} {header[3]:>12} {header[4]:>13} {header[5]:>14}")
-    for name in JUDGE_CLASSES:
+    for name in [n for n in SCORERS if n not in default_scorers()]:
         with tempfile.TemporaryDirectory() as work:
             result = measure(name, Path(work), options.answers)
         if isinstance(result, str):

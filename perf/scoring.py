@@ -14,8 +14,9 @@ from sqlglot import exp
 
 from biarena.benchmarks import resolve_benchmark
 from biarena.db import DatabasePool
-from biarena.metrics import SCORERS, ScoringContext
+from biarena.metrics import ScoringContext
 from biarena.records import Answer, Question, SystemSpec
+from biarena.scoring import SCORERS, default_scorers
 
 
 def _swap_aggregate(tree: exp.Expression) -> exp.Expression:
@@ -67,8 +68,8 @@ def main() -> None:
             items.append((question, Answer(question_id=question.id, system=SystemSpec(agent=name), final_sql=sql)))
     print(f"{len(benchmark.questions)} questions x {len(PERTURBATIONS)} perturbations = {len(items)} items")
     print(f"{'metric':22s} {'items/s':>10s} {'seconds':>9s} {'mean':>7s}")
-    for name, factory in SCORERS.items():
-        scorer = factory()
+    for name in default_scorers():
+        scorer = SCORERS[name]()
         pool = DatabasePool(benchmark)
         context = ScoringContext(benchmark=benchmark, databases=pool)  # fresh: each metric runs its own SQL
         started = time.perf_counter()

@@ -19,10 +19,10 @@ from biarena.arena.store import ArenaStore
 from biarena.benchmarks import load_benchmark
 from biarena.db import DatabasePool
 from biarena.llm import MockProvider, Model
-from biarena.metrics import SCORERS, ScoringContext
-from biarena.metrics.score_run import score_run
+from biarena.metrics import ScoringContext
 from biarena.records import Answer, Benchmark, RunSpec, Step, SystemSpec
 from biarena.runner import RunStore, benchmark_fingerprint, make_spec, open_run, run_benchmark
+from biarena.scoring import default_scorers, score_run, setup_scorers
 from tests.run_helpers import make_shop
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class ArenaFixture:
 
 
 def _finish(store: RunStore, benchmark: Benchmark, pool: DatabasePool) -> None:
-    score_run(store, ScoringContext(benchmark=benchmark, databases=pool), [f() for f in SCORERS.values()])
+    score_run(store, setup_scorers(default_scorers(), ScoringContext(benchmark=benchmark, databases=pool)))
     store.close()
 
 

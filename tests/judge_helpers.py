@@ -8,7 +8,7 @@ from typing import Any
 
 from biarena.benchmarks import load_benchmark, save_benchmark
 from biarena.db import DatabasePool
-from biarena.judges import JudgeContext
+from biarena.judges import ScorerContext
 from biarena.llm import ChatRequest, Completion, MockProvider, Model
 from biarena.metrics import ScoringContext
 from biarena.records import Answer, Benchmark, DatabaseRef, Question, Step, SystemSpec
@@ -16,7 +16,7 @@ from biarena.records import Answer, Benchmark, DatabaseRef, Question, Step, Syst
 Script = Callable[[ChatRequest], str | Completion]
 
 
-def shop_context(tmp_path: Path, sales_db: Path, questions: list[Question], model: Model | None) -> JudgeContext:
+def shop_context(tmp_path: Path, sales_db: Path, questions: list[Question], model: Model | None) -> ScorerContext:
     """A judge context over a benchmark of `questions` about the sales database."""
     bench = Benchmark(
         name="shop",
@@ -25,7 +25,7 @@ def shop_context(tmp_path: Path, sales_db: Path, questions: list[Question], mode
         questions=questions,
     )
     benchmark = load_benchmark(save_benchmark(bench, tmp_path / "shop"))
-    return JudgeContext(scoring=ScoringContext(benchmark, DatabasePool(benchmark)), model=model, seed=0)
+    return ScorerContext(scoring=ScoringContext(benchmark, DatabasePool(benchmark)), model=model, seed=0)
 
 
 def scripted(script: Script | list) -> tuple[Model, MockProvider]:

@@ -448,7 +448,12 @@ def test_a_submitted_run_is_rescored_on_the_arenas_questions_and_joins(
             record = json.loads(body)
             record["gold_sql"] = ["SELECT city_id, count(*) FROM sales GROUP BY city_id"]
             conn.execute("UPDATE questions SET body = ? WHERE question_id = ?", (json.dumps(record), qid))
-        conn.execute("UPDATE scores SET value = 1.0")
+        for (qid, scorer, body) in conn.execute("SELECT question_id, scorer, scores FROM results").fetchall():
+            forged_scores = [{**score, "value": 1.0} for score in json.loads(body)]
+            conn.execute(
+                "UPDATE results SET scores = ? WHERE question_id = ? AND scorer = ?",
+                (json.dumps(forged_scores), qid, scorer),
+            )
 
     async def body() -> None:
         async with arena_client(cfg) as http:

@@ -158,7 +158,7 @@ def test_a_question_that_was_never_run_counts_zero(shop: dict[str, Path], tmp_pa
     partial = tmp_path / "partial.run"
     partial.write_bytes(shop["gold"].read_bytes())
     with RunStore(partial) as store:
-        store._conn.execute("DELETE FROM scores WHERE question_id IN ('q1', 'q4')")
+        store._conn.execute("DELETE FROM results WHERE question_id IN ('q1', 'q4')")
         store._conn.execute("DELETE FROM answers WHERE question_id IN ('q1', 'q4')")
     row = overall(json.loads(ok(cli("show", partial, "--format", "json")).stdout))
     assert row["outcomes"]["unanswered"] == 2 and row["answered"] == 3

@@ -17,11 +17,11 @@ from biarena.generate.bis_synth import build
 from biarena.generate.factory import generate_questions, latest_time
 from biarena.generate.roles import load_roles
 from biarena.generate.templates import CATEGORIES
-from biarena.metrics import SCORERS, ScoringContext
+from biarena.metrics import ScoringContext
 from biarena.metrics.gold_audit import KINDS, audit_benchmark
-from biarena.metrics.score_run import score_run
 from biarena.records import Benchmark, DatabaseRef, Question
 from biarena.runner import RunStore, make_spec, open_run, run_benchmark
+from biarena.scoring import default_scorers, score_run, setup_scorers
 from tests.conftest import SALES_ROLES
 
 
@@ -51,7 +51,7 @@ def test_gold_on_bis_synth_scores_one_on_every_metric(bis_synth_dir: Path, tmp_p
     with RunStore(tmp_path / "gold.run", create=True) as store:
         open_run(store, make_spec("bis-synth", benchmark, system, benchmark.questions), benchmark.questions)
         run_benchmark(benchmark, system, store, pool, benchmark.questions)
-        score_run(store, ScoringContext(benchmark=benchmark, databases=pool), [f() for f in SCORERS.values()])
+        score_run(store, setup_scorers(default_scorers(), ScoringContext(benchmark=benchmark, databases=pool)))
         scores = store.scores()
     assert len({s.question_id for s in scores}) == len(benchmark.questions)
     for score in scores:

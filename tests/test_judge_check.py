@@ -9,7 +9,7 @@ import pytest
 
 from biarena.benchmarks import load_benchmark
 from biarena.db import DatabasePool
-from biarena.judges import JudgeContext, Judgement, get_judge
+from biarena.judges import Judgement, JudgeScorer, ScorerContext
 from biarena.judges.check import build_pairs, check_judge, wilson
 from biarena.judges.degrade import (
     DEGRADATIONS,
@@ -23,6 +23,7 @@ from biarena.judges.degrade import (
 )
 from biarena.metrics import ScoringContext
 from biarena.records import Answer, Question
+from biarena.scoring import SCORERS, ScoreInfo, get_scorer
 from tests.cli_in_process import cli as cli_in_process
 from tests.judge_helpers import prompt_of, reply, scripted
 from tests.run_helpers import cli, require_embedded_model
@@ -95,7 +96,7 @@ def test_pairs_spread_over_types_and_degradations(suite: Path) -> None:
     from biarena.agents import AgentEnv
 
     env = AgentEnv(benchmark, DatabasePool(benchmark))
-    pairs = build_pairs(benchmark.questions, get_judge("reference"), env, 12, seed=3)
+    pairs = build_pairs(benchmark.questions, get_scorer("reference"), env, 12, seed=3)
     assert len(pairs) == 12
     assert {p.degradation for p in pairs} == set(DEGRADATIONS)
     assert {label for p in pairs for label in p.question.labels if label.startswith("corgi:type")} == {
@@ -108,7 +109,7 @@ def test_pairs_spread_over_types_and_degradations(suite: Path) -> None:
         assert pair.good.steps == pair.degraded.steps and pair.good.plan == pair.degraded.plan
         assert pair.good.steps and all(step.ok for step in pair.good.steps)
         assert pair.degradation != "vague_recommendation" or "corgi:type4" in pair.question.labels
-    again = build_pairs(benchmark.questions, get_judge("reference"), env, 12, seed=3)
+    again = build_pairs(benchmark.questions, get_scorer("reference"), env, 12, seed=3)
     assert [(p.question.id, p.degraded.text) for p in again] == [(p.question.id, p.degraded.text) for p in pairs]
 
 
@@ -119,12 +120,12 @@ def test_wilson_interval() -> None:
     assert wilson(0, 0).rate is None
 
 
-class TruthJudge:
+class TruthJudge(JudgeScorer):
     """A fake judge that knows the good answer: 1 for it, 0 for anything else; `mode` makes it worse."""
 
     name = "truth"
     version = "1"
-    produces = ("truth",)
+    infos = (ScoreInfo("truth", "truth", "1 for the good answer", headline=True, kind="judge"),)
     needs_model = False
     default_rubric = None
 
@@ -134,7 +135,7 @@ class TruthJudge:
     def applies(self, question: Question) -> bool:
         return True
 
-    def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         if self.mode == "fails":
             return Judgement({"truth": None}, failed="no reply")
         if self.mode == "constant":
@@ -185,7 +186,7 @@ def test_reference_judge_with_a_scripted_model(suite: Path) -> None:
     model, _ = scripted(script)
     benchmark = load_benchmark(suite)
     report = check_judge(
-        get_judge("reference"), ScoringContext(benchmark, DatabasePool(benchmark)), model=model, count=6, seed=1
+        get_scorer("reference"), ScoringContext(benchmark, DatabasePool(benchmark)), model=model, count=6, seed=1
     )
     assert report.overall.pairs == 6 and report.overall.failed == 0
     assert report.rubric_hash and report.model == "mock:scripted"
@@ -194,9 +195,7 @@ def test_reference_judge_with_a_scripted_model(suite: Path) -> None:
 
 
 def test_the_command_in_process_writes_the_figures(suite: Path, tmp_path: Path, monkeypatch) -> None:
-    from biarena.judges import registry
-
-    monkeypatch.setitem(registry.JUDGE_CLASSES, "truth", "tests.test_judge_check:TruthJudge")
+    monkeypatch.setitem(SCORERS, "truth", TruthJudge)
     out = tmp_path / "check.json"
     result = cli_in_process("judge", "check", "--judge", "truth", "--benchmark", suite, "-n", "6", "-o", out)
     assert result.returncode == 0, result.stderr

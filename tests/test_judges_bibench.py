@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from biarena.errors import FormatError
-from biarena.judges import get_judge
 from biarena.judges.bibench import consensus, penalized, presentation_score, round_half
 from biarena.judges.sentences import split_sentences
 from biarena.llm import ChatRequest, RetryableError
+from biarena.scoring import get_scorer
 from tests.judge_helpers import answer, prompt_of, question, reply, scripted, shop_context
 
 WEIGHTS = {"clarity": 0.4, "coherence": 0.3, "narrative": 0.3}
@@ -121,7 +121,7 @@ def _run(tmp_path: Path, sales_db: Path, text: str, script, **options):
     model, provider = scripted(script)
     q = question(text="Which division has the highest attrition?")
     ctx = shop_context(tmp_path, sales_db, [q], model)
-    return get_judge("bibench", **options).judge(q, answer(text), ctx), provider
+    return get_scorer("bibench", **options).judge(q, answer(text), ctx), provider
 
 
 FINALS = {
@@ -219,7 +219,7 @@ def test_an_empty_answer_scores_zero_without_a_call(tmp_path: Path, sales_db: Pa
 
 
 def test_rubric_checks() -> None:
-    judge = get_judge("bibench")
+    judge = get_scorer("bibench")
     from biarena.judges.rubric import load_builtin_rubric
 
     data = load_builtin_rubric("bibench.yaml").data

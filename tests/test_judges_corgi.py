@@ -7,12 +7,13 @@ from typing import Any
 import pytest
 
 from biarena.db import DatabasePool
-from biarena.judges import JudgeContext, get_judge
+from biarena.judges import ScorerContext
 from biarena.judges.corgi import question_type
 from biarena.judges.rubric import corgi_rubric, load_builtin_rubric
 from biarena.llm.types import ChatRequest, Completion
 from biarena.metrics import ScoringContext
 from biarena.records import Answer, Question, SystemSpec
+from biarena.scoring import get_scorer
 from tests.judge_run_helpers import answer_for, corgi_bench, fill, mock_model, valid_reply
 
 XLSX = Path(__file__).resolve().parents[2] / "shared" / "external" / "corgi" / "CORGI-Evaluation-Framework.xlsx"
@@ -34,10 +35,10 @@ def bench(tmp_path: Path, sales_db: Path):
     return corgi_bench(tmp_path, sales_db, 4)
 
 
-def context_for(bench, model, rubric=None) -> JudgeContext:
+def context_for(bench, model, rubric=None) -> ScorerContext:
     loaded = rubric or load_builtin_rubric("corgi.yaml")
     scoring = ScoringContext(benchmark=bench, databases=DatabasePool(bench))
-    return JudgeContext(scoring=scoring, model=model, rubric=loaded.data, rubric_hash=loaded.hash)
+    return ScorerContext(scoring=scoring, model=model, rubric=loaded.data, rubric_hash=loaded.hash)
 
 
 def question(bench, kind: int) -> Question:
@@ -140,7 +141,7 @@ def test_a_broken_rubric_is_one_line_naming_the_problem() -> None:
 
 
 def test_corgi_judges_types_two_to_four(bench) -> None:
-    judge = get_judge("corgi")
+    judge = get_scorer("corgi")
     assert [judge.applies(q) for q in bench.questions] == [False, True, True, True]
     assert [question_type(q) for q in bench.questions] == ["type1", "type2", "type3", "type4"]
 
@@ -152,7 +153,7 @@ def test_corgi_judges_types_two_to_four(bench) -> None:
 def test_general_sub_metrics_are_scored_even_when_the_discriminator_picks_none(bench, kind: int) -> None:
     model = mock_model([scripted([], {})])
     model.provider.replies = [valid_reply(score=2, pick=False)]
-    judgement = get_judge("corgi").judge(
+    judgement = get_scorer("corgi").judge(
         question(bench, kind), answer_for(question(bench, kind)), context_for(bench, model)
     )
     assert judgement.failed is None
@@ -183,7 +184,7 @@ def test_dimension_is_the_mean_of_its_sub_metrics_and_final_the_mean_of_dimensio
     }
     model = mock_model([scripted(["risk_management", "actionability"], scores)])
     q = question(bench, 4)
-    judgement = get_judge("corgi").judge(q, answer_for(q, ok_steps=1, failed_steps=3), context_for(bench, model))
+    judgement = get_scorer("corgi").judge(q, answer_for(q, ok_steps=1, failed_steps=3), context_for(bench, model))
     assert judgement.failed is None
     got = judgement.scores
     assert got["corgi.structure"] == pytest.approx(3.0)
@@ -215,7 +216,7 @@ def test_dimension_is_the_mean_of_its_sub_metrics_and_final_the_mean_of_dimensio
 def test_at_most_one_call_per_scoring_agent_plus_the_discriminator_and_ser_is_never_asked(bench) -> None:
     model = mock_model([valid_reply(score=3, pick=True)])
     q = question(bench, 4)
-    judgement = get_judge("corgi").judge(q, answer_for(q), context_for(bench, model))
+    judgement = get_scorer("corgi").judge(q, answer_for(q), context_for(bench, model))
     requests = model.provider.requests
     assert len(requests) == 7 <= 8
     assert [e.role for e in judgement.trace].count("discriminator") == 1
@@ -245,14 +246,14 @@ def test_ser_comes_from_the_answers_statements(bench) -> None:
     only_final = Answer(
         question_id=q.id, system=SystemSpec(agent="x"), final_sql="SELECT count(*) FROM sales", text="Sales rose."
     )
-    judged = get_judge("corgi").judge(q, only_final, context_for(bench, model))
+    judged = get_scorer("corgi").judge(q, only_final, context_for(bench, model))
     assert judged.scores["corgi.ser"] == 1.0 and judged.scores["corgi"] == 5.0
     broken = only_final.model_copy(update={"final_sql": "SELECT nope FROM sales"})
-    judged = get_judge("corgi").judge(q, broken, context_for(bench, model))
+    judged = get_scorer("corgi").judge(q, broken, context_for(bench, model))
     assert judged.scores["corgi.ser"] == 0.0
     assert judged.scores["corgi"] == pytest.approx((5 + 0 + 5 + 5) / 4)
     none = Answer(question_id=q.id, system=SystemSpec(agent="x"), text="Sales rose.")
-    judged = get_judge("corgi").judge(q, none, context_for(bench, model))
+    judged = get_scorer("corgi").judge(q, none, context_for(bench, model))
     assert judged.scores["corgi.ser"] == 0.0
     assert judged.sub_scores["sub_metrics"]["sql_success_execution_rate"]["reason"] == "the answer ran no SQL statement"
 
@@ -261,7 +262,7 @@ def test_a_long_answer_is_cut_and_the_judge_told(bench) -> None:
     q = question(bench, 2)
     model = mock_model([valid_reply()])
     long = answer_for(q).model_copy(update={"text": "word " * 3000})
-    get_judge("corgi").judge(q, long, context_for(bench, model))
+    get_scorer("corgi").judge(q, long, context_for(bench, model))
     prompt = model.provider.requests[0].messages[1][1]
     assert "[... the answer continues for 8999 more characters]" in prompt
 
@@ -273,7 +274,7 @@ def test_a_malformed_reply_is_asked_again_once_and_then_read(bench) -> None:
     q = question(bench, 2)
     good = valid_reply(score=4, pick=False)
     model = mock_model(["this is not JSON", good])
-    judgement = get_judge("corgi").judge(q, answer_for(q), context_for(bench, model))
+    judgement = get_scorer("corgi").judge(q, answer_for(q), context_for(bench, model))
     assert judgement.failed is None
     assert judgement.trace[0].rejected == ["this is not JSON"]
     assert len(model.provider.requests) == 1 + 1 + 3
@@ -292,10 +293,10 @@ def test_a_malformed_reply_is_asked_again_once_and_then_read(bench) -> None:
 def test_a_reply_invalid_twice_is_a_failed_judgement_with_the_raw_reply(bench, bad) -> None:
     q = question(bench, 2)
     model = mock_model([bad, bad])
-    judgement = get_judge("corgi").judge(q, answer_for(q), context_for(bench, model))
+    judgement = get_scorer("corgi").judge(q, answer_for(q), context_for(bench, model))
     assert judgement.failed is not None and judgement.failed.startswith("discriminator:")
     assert all(value is None for value in judgement.scores.values())
-    assert set(judgement.scores) == set(get_judge("corgi").produces)
+    assert set(judgement.scores) == set(get_scorer("corgi").produces)
     entry = judgement.trace[-1]
     raw = bad.text if isinstance(bad, Completion) else bad
     assert entry.reply == raw and entry.parsed is None and entry.rejected == [raw] and entry.error
@@ -309,7 +310,7 @@ def test_a_scoring_agent_failing_fails_the_judgement_never_a_silent_zero(bench) 
     def reply(request: ChatRequest) -> str:
         return "{" if "Data Sense" in request.messages[1][1] else good(request)
 
-    judgement = get_judge("corgi").judge(q, answer_for(q), context_for(bench, mock_model([reply])))
+    judgement = get_scorer("corgi").judge(q, answer_for(q), context_for(bench, mock_model([reply])))
     assert judgement.failed is not None and judgement.failed.startswith("Data Sense:")
     assert all(value is None for value in judgement.scores.values())
     assert roles(judgement) == ["discriminator", "Structure", "Data Sense"]
@@ -321,9 +322,9 @@ def test_a_scoring_agent_failing_fails_the_judgement_never_a_silent_zero(bench) 
 def test_corgi_single_scores_everything_in_one_call_with_the_same_shape(bench) -> None:
     q = question(bench, 4)
     model = mock_model([valid_reply(score=2)])
-    single = get_judge("corgi-single").judge(q, answer_for(q), context_for(bench, model))
+    single = get_scorer("corgi-single").judge(q, answer_for(q), context_for(bench, model))
     assert len(model.provider.requests) == 1 and roles(single) == ["single evaluator"]
-    atomized = get_judge("corgi").judge(q, answer_for(q), context_for(bench, mock_model([valid_reply(score=2)])))
+    atomized = get_scorer("corgi").judge(q, answer_for(q), context_for(bench, mock_model([valid_reply(score=2)])))
     assert {k.removeprefix("corgi-single") for k in single.scores} == {k.removeprefix("corgi") for k in atomized.scores}
     assert single.scores["corgi-single"] == pytest.approx((2 * 6 + 3.75) / 7)
 
@@ -337,7 +338,7 @@ def test_corgi_single_leaves_out_the_optional_sub_metrics_scored_null(bench) -> 
             value[key]["score"] = None
         return json.dumps(value)
 
-    single = get_judge("corgi-single").judge(q, answer_for(q), context_for(bench, mock_model([reply])))
+    single = get_scorer("corgi-single").judge(q, answer_for(q), context_for(bench, mock_model([reply])))
     assert "corgi-single.purpose_alignment" not in single.scores
     assert single.scores["corgi-single.operational_implementability"] == 3.0
     assert "time_based_planning" not in single.sub_scores["sub_metrics"]
@@ -346,7 +347,7 @@ def test_corgi_single_leaves_out_the_optional_sub_metrics_scored_null(bench) -> 
 def test_corgi_single_failure_is_a_failed_judgement(bench) -> None:
     q = question(bench, 3)
     model = mock_model(["[1, 2", "[1, 2"])
-    single = get_judge("corgi-single").judge(q, answer_for(q), context_for(bench, model))
+    single = get_scorer("corgi-single").judge(q, answer_for(q), context_for(bench, model))
     assert single.failed and single.trace[0].reply == "[1, 2"
     assert all(v is None for v in single.scores.values())
 

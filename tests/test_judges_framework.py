@@ -1,6 +1,7 @@
 """Judging a run: scores and traces stored together, resumed, cached, budgeted; rubrics; show, trace and export."""
 
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -12,11 +13,12 @@ import pytest
 from biarena.db import DatabasePool
 from biarena.judges import Judgement
 from biarena.judges.interaction import word_count
-from biarena.judges.judge_run import judge_run, setup_judges
 from biarena.judges.rubric import builtin_rubric_text
 from biarena.metrics import ScoringContext
-from biarena.records import Answer, Step, SystemSpec
+from biarena.records import Answer, Score, Step, SystemSpec
 from biarena.runner import RunStore
+from biarena.runner.store import MIGRATIONS
+from biarena.scoring import score_run, setup_scorers
 from tests.judge_run_helpers import answer_for, corgi_bench, judge_command, mock_model, valid_reply, write_run
 from tests.run_helpers import cli, one_line_error
 
@@ -30,13 +32,19 @@ def bench(tmp_path: Path, sales_db: Path):
 def judge(bench, run: Path, names: list[str], model, **options):
     with RunStore(run, lock=True) as store:
         context = ScoringContext(benchmark=bench, databases=DatabasePool(bench))
-        setups = setup_judges(names, context, model=model, rubric_files=options.pop("rubric_files", None))
-        return judge_run(store, setups, **options)
+        setups = setup_scorers(names, context, model=model, rubric_files=options.pop("rubric_files", None))
+        return score_run(store, setups, **options)
 
 
 def stored(run: Path, sql: str) -> list[tuple]:
     with sqlite3.connect(f"file:{run}?mode=ro", uri=True) as conn:
         return conn.execute(sql).fetchall()
+
+
+def stored_scores(run: Path, where: str = "1") -> list[dict]:
+    """The stored Score records (as JSON objects) of the results matching `where`."""
+    rows = stored(run, f"SELECT scores FROM results WHERE {where}")
+    return [score for (body,) in rows for score in json.loads(body)]
 
 
 # --- storing, resuming, caching, budget ----------------------------------------------------------------------------
@@ -46,25 +54,30 @@ def test_judgements_are_stored_with_scores_stamped_and_a_rescore_makes_no_call(b
     run = write_run(tmp_path / "r.run", bench)
     model = mock_model([valid_reply(score=4)], tmp_path / "cache")
     first = judge(bench, run, ["corgi", "interaction"], model, concurrency=3)
-    assert (first.judged_now, first.failed, first.not_applicable) == (6 + 8, 0, 2)
+    assert (first.scored_now, first.failed, first.not_applicable) == (6 + 8, 0, 2)
     assert first.usage.calls == len(model.provider.requests) == 6 * 7
-    rows = stored(run, "SELECT body FROM scores WHERE name = 'corgi'")
+    rows = [s for s in stored_scores(run) if s["name"] == "corgi"]
     assert len(rows) == 6
-    score = json.loads(rows[0][0])
+    score = rows[0]
     assert score["scorer"] == "corgi" and score["scorer_version"] == "1"
     assert score["sub_scores"]["rubric_hash"] and score["sub_scores"]["judge_model"] == "mock:scripted"
     assert score["sub_scores"]["failed"] is None and score["usage"]["calls"] == 7
-    traces = stored(run, "SELECT judge, body FROM traces WHERE question_id = 'q003'")
+    traces = stored(run, "SELECT scorer, trace FROM results WHERE question_id = 'q003'")
     assert {j for j, _ in traces} == {"corgi", "interaction"}
+    # a scorer that does not apply is stored as such: corgi on the descriptive questions
+    assert stored(run, "SELECT question_id, scorer, scores FROM results WHERE NOT applies") == [
+        ("q000", "corgi", "[]"),
+        ("q004", "corgi", "[]"),
+    ]
     entries = json.loads(dict(traces)["corgi"])
     assert entries[0]["role"] == "discriminator" and entries[0]["messages"][1]["role"] == "user"
 
     again = judge(bench, run, ["corgi", "interaction"], model, concurrency=3)
-    assert (again.judged_now, again.skipped, again.usage.calls) == (0, 14, 0)
+    assert (again.scored_now, again.skipped, again.usage.calls) == (0, 14, 0)
     # judged again from scratch: every reply comes from the response cache
     before = len(model.provider.requests)
     fresh = judge(bench, run, ["corgi"], mock_model([valid_reply(score=4)], tmp_path / "cache"), rescore=True)
-    assert fresh.judged_now == 6 and fresh.usage.calls == 0 and fresh.usage.cache_hits == 6 * 7
+    assert fresh.scored_now == 6 and fresh.usage.calls == 0 and fresh.usage.cache_hits == 6 * 7
     assert len(model.provider.requests) == before
 
 
@@ -72,21 +85,21 @@ def test_max_calls_stops_starting_judgements_and_the_next_pass_continues(bench, 
     run = write_run(tmp_path / "r.run", bench)
     model = mock_model([valid_reply()], tmp_path / "cache")
     first = judge(bench, run, ["corgi"], model, max_calls=10)
-    assert first.stopped_by_budget and first.judged_now == 2 and first.pending == 4
+    assert first.stopped_by_budget and first.scored_now == 2 and first.pending == 4
     second = judge(bench, run, ["corgi"], model)
-    assert second.judged_now == 4 and second.skipped == 2
-    assert len(stored(run, "SELECT * FROM traces")) == 6
+    assert second.scored_now == 4 and second.skipped == 2
+    assert len(stored(run, "SELECT * FROM results WHERE applies")) == 6
 
 
 def test_a_failed_judgement_stores_none_with_the_reason_and_the_raw_reply(bench, tmp_path: Path) -> None:
     run = write_run(tmp_path / "r.run", bench)
     summary = judge(bench, run, ["corgi"], mock_model(["no JSON here"]))
-    assert summary.failed == summary.judged_now == 6
-    values = stored(run, "SELECT value, body FROM scores WHERE scorer = 'corgi'")
-    assert values and all(value is None for value, _ in values)
-    body = json.loads(values[0][1])
+    assert summary.failed == summary.scored_now == 6
+    values = stored_scores(run, "scorer = 'corgi'")
+    assert values and all(score["value"] is None for score in values)
+    body = values[0]
     assert "discriminator" in body["rationale"] and body["sub_scores"]["failed"] == body["rationale"]
-    failed, trace = stored(run, "SELECT failed, body FROM traces LIMIT 1")[0]
+    failed, trace = stored(run, "SELECT failed, trace FROM results WHERE applies LIMIT 1")[0]
     assert failed.startswith("discriminator:")
     assert json.loads(trace)[0]["reply"] == "no JSON here"
 
@@ -100,15 +113,15 @@ def test_a_judge_that_breaks_is_a_failed_judgement_not_a_crash(bench, tmp_path: 
     monkeypatch.setattr("biarena.judges.interaction.InteractionJudge.judge", broken)
     summary = judge(bench, run, ["interaction"], None)
     assert summary.failed == 8
-    assert stored(run, "SELECT DISTINCT failed FROM traces") == [("the judge failed (KeyError: 'oops')",)]
+    assert stored(run, "SELECT DISTINCT failed FROM results") == [("the judge failed (KeyError: 'oops')",)]
 
 
 def test_answers_without_text_or_sql_are_not_judged(bench, tmp_path: Path) -> None:
     error = Answer(question_id="q003", system=SystemSpec(agent="x"), status="error", error="timed out")
     run = write_run(tmp_path / "r.run", bench, {"q003": error})
     summary = judge(bench, run, ["corgi"], mock_model([valid_reply()]))
-    assert summary.judged_now == 5
-    assert ("q003",) not in stored(run, "SELECT question_id FROM traces")
+    assert summary.scored_now == 5
+    assert ("q003",) not in stored(run, "SELECT question_id FROM results")
 
 
 def test_a_rubric_file_replaces_the_builtin_and_changes_the_hash(bench, tmp_path: Path) -> None:
@@ -116,9 +129,7 @@ def test_a_rubric_file_replaces_the_builtin_and_changes_the_hash(bench, tmp_path
     model = mock_model([valid_reply()], tmp_path / "cache")
     judge(bench, run, ["corgi"], model)
     builtin = {
-        json.loads(b)["sub_scores"]["rubric_hash"]
-        for (b,) in stored(run, "SELECT body FROM scores")
-        if json.loads(b)["scorer"] == "corgi"
+        s["sub_scores"]["rubric_hash"] for s in stored_scores(run, "scorer = 'corgi'")
     }
     mine = tmp_path / "my-corgi.yaml"
     mine.write_text(
@@ -126,25 +137,29 @@ def test_a_rubric_file_replaces_the_builtin_and_changes_the_hash(bench, tmp_path
         encoding="utf-8",
     )
     changed = judge(bench, run, ["corgi"], model, rubric_files=[mine])
-    assert changed.judged_now == 6 and changed.usage.calls == 6  # only the Structure agent's prompt changed
-    hashes = {
-        json.loads(b)["sub_scores"]["rubric_hash"]
-        for (b,) in stored(run, "SELECT body FROM scores")
-        if json.loads(b)["scorer"] == "corgi"
-    }
+    assert changed.scored_now == 6 and changed.usage.calls == 6  # only the Structure agent's prompt changed
+    hashes = {s["sub_scores"]["rubric_hash"] for s in stored_scores(run, "scorer = 'corgi'")}
     assert len(builtin) == len(hashes) == 1 and builtin != hashes
     prompts = [r.messages[1][1] for r in model.provider.requests[-6:]]
     assert all("Short and complete." in p for p in prompts)
 
 
-def test_old_run_files_are_read_and_gain_the_traces_table(bench, tmp_path: Path) -> None:
+def test_a_run_file_of_the_first_format_is_read_and_its_scores_kept(bench, tmp_path: Path) -> None:
     run = write_run(tmp_path / "r.run", bench)
-    with sqlite3.connect(run) as conn:
-        conn.execute("DROP TABLE traces")
+    score = Score(question_id="q001", name="execution", scorer="execution", scorer_version="1", value=1.0)
+    with sqlite3.connect(run) as conn:  # back to the run format 1: a scores table, no traces
+        conn.execute("DROP TABLE results")
+        conn.execute(
+            "CREATE TABLE scores (question_id TEXT NOT NULL, name TEXT NOT NULL, scorer TEXT NOT NULL, "
+            "scorer_version TEXT NOT NULL, value REAL, body TEXT NOT NULL, PRIMARY KEY (question_id, name))"
+        )
+        row = ("q001", "execution", "execution", "1", 1.0, score.model_dump_json())
+        conn.execute("INSERT INTO scores VALUES (?, ?, ?, ?, ?, ?)", row)
         conn.execute("PRAGMA user_version = 1")
     with RunStore(run) as store:
-        assert len(store.answers()) == 8 and store.judgements() == []
-    assert stored(run, "PRAGMA user_version") == [(2,)]
+        assert len(store.answers()) == 8 and store.scores() == [score]
+        assert [(r.scorer, r.trace, r.applies) for r in store.results()] == [("execution", [], True)]
+    assert stored(run, "PRAGMA user_version") == [(len(MIGRATIONS),)]
 
 
 # --- interaction ----------------------------------------------------------------------------------------------
@@ -161,7 +176,7 @@ def test_interaction_measures_plan_sql_valid_sql_and_answer_length(bench, tmp_pa
     )
     run = write_run(tmp_path / "r.run", bench, {"q002": answer})
     judge(bench, run, ["interaction"], None)
-    values = dict(stored(run, "SELECT name, value FROM scores WHERE question_id = 'q002' AND scorer = 'interaction'"))
+    values = {s["name"]: s["value"] for s in stored_scores(run, "question_id = 'q002' AND scorer = 'interaction'")}
     assert values == {
         "interaction.plan_length": 4.0,
         "interaction.sql_written": 4.0,
@@ -195,15 +210,17 @@ def test_score_judge_then_show_by_question_type_trace_and_export(bench, tmp_path
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert "done: 14 judgements now (0 failed), 0 already made, 2 not applicable; 42 model calls" in done.stderr
-    assert "[14/14]" in done.stderr
+    # the metrics (4 scorers x 8 answers) as well as the judges
+    assert "done: 8 answers scored now, 0 already scored; 46 results now (0 failed), 0 already made, " in done.stderr
+    assert "2 not applicable; 42 model calls" in done.stderr
+    assert len(re.findall(r"\[\d+/46\] q00\d (corgi|interaction): ", done.stderr)) == 14  # a line per judgement
     again = subprocess.run(
         judge_command(tmp_path / "cache", "score", run, "--judge", "corgi", "--judge-model", "mock"),
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert "done: 0 judgements now (0 failed), 6 already made, 2 not applicable; 0 model calls" in again.stderr
+    assert "0 results now (0 failed), 38 already made, 2 not applicable; 0 model calls" in again.stderr
 
     shown = cli("show", run)
     assert shown.returncode == 0, shown.stderr
@@ -254,7 +271,7 @@ def test_kill_minus_nine_while_judging_then_resume(tmp_path: Path, sales_db: Pat
 
     def count() -> int:
         try:
-            return stored(run, "SELECT count(*) FROM traces")[0][0]
+            return stored(run, "SELECT count(*) FROM results WHERE scorer = 'corgi' AND applies")[0][0]
         except sqlite3.OperationalError:
             return 0
 
@@ -264,12 +281,13 @@ def test_kill_minus_nine_while_judging_then_resume(tmp_path: Path, sales_db: Pat
     process.wait()
     before = count()
     assert 4 <= before < 30, "the scoring should be killed part way"
-    kept = dict(stored(run, "SELECT question_id, body FROM traces"))
+    made = stored(run, "SELECT count(*) FROM results WHERE applies")[0][0]
+    kept = dict(stored(run, "SELECT question_id, trace FROM results WHERE scorer = 'corgi' AND applies"))
     finished = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert finished.returncode == 0, finished.stderr
-    assert f"{before} already made" in finished.stderr
-    rows = stored(run, "SELECT question_id, body FROM traces")
+    assert f"{made} already made" in finished.stderr
+    rows = stored(run, "SELECT question_id, trace FROM results WHERE scorer = 'corgi' AND applies")
     assert sorted(q for q, _ in rows) == sorted(q.id for q in bench.questions if "corgi:type1" not in q.labels)
     assert all(dict(rows)[qid] == body for qid, body in kept.items())
-    per_question = stored(run, "SELECT question_id, count(*) FROM scores WHERE scorer = 'corgi' GROUP BY question_id")
-    assert {n for _, n in per_question} == {8}
+    per_question = stored(run, "SELECT scores FROM results WHERE scorer = 'corgi' AND applies")
+    assert {len(json.loads(scores)) for (scores,) in per_question} == {8}

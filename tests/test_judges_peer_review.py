@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from biarena.judges import get_judge
 from biarena.judges.peer_review import STAGES, majority, summarize_peer_review, unanimous
 from biarena.llm import ChatRequest
+from biarena.scoring import get_scorer
 from tests.judge_helpers import answer, prompt_of, question, reply, scripted, shop_context
 
 STAGE_OF = {
@@ -42,7 +42,7 @@ FULL = answer("There were 400 sales.", plan="Count the rows of sales.", sql=["SE
 def _judge(tmp_path: Path, sales_db: Path, script, a=FULL, **options):
     model, provider = scripted(script)
     ctx = shop_context(tmp_path, sales_db, [question()], model)
-    return get_judge("peer-review", **options).judge(question(), a, ctx), provider
+    return get_scorer("peer-review", **options).judge(question(), a, ctx), provider
 
 
 def test_majority_and_unanimity() -> None:

@@ -45,23 +45,23 @@ def test_corgi_with_the_local_model_scores_a_type4_answer(local_model_installed,
         ),
     )
     run = write_run(tmp_path / "judged.run", suite, {question.id: answer})
-    done = cli("score", run, "--judge", "corgi", "--judge-model", "local", timeout=3600)
+    done = cli("score", run, "--scorer", "corgi", "--judge-model", "local", timeout=3600)
     assert done.returncode == 0, done.stderr
-    assert "1 judgements now (0 failed)" in done.stderr, done.stderr
+    assert "1 results now (0 failed)" in done.stderr, done.stderr
     with RunStore(run) as store:
         scores = {s.name: s for s in store.scores() if s.scorer == "corgi"}
-        (record,) = store.judgements(question.id)
-    assert record.failed is None and record.judge_model and record.judge_model.startswith("local")
+        (record,) = [r for r in store.results(question.id) if r.scorer == "corgi"]
+    assert record.failed is None and record.model and record.model.startswith("local")
     final = scores["corgi"]
     assert final.value is not None and 0 <= final.value <= 5
     assert scores["corgi.ser"].value == 0.5
     for name in ("corgi.structure", "corgi.data_sense", "corgi.insightfulness"):
         assert 0 <= scores[name].value <= 5
-    roles = [entry["role"] for entry in record.trace]
+    roles = [entry.role for entry in record.trace]
     assert roles[0] == "discriminator" and 4 <= len(roles) <= 7
     metrics = final.sub_scores["sub_metrics"]
     assert all(m["reason"] for m in metrics.values())
     with sqlite3.connect(run) as conn:
-        assert json.loads(conn.execute("SELECT body FROM traces").fetchone()[0])[0]["reply"]
+        assert json.loads(conn.execute("SELECT trace FROM results WHERE scorer = 'corgi'").fetchone()[0])[0]["reply"]
     trace = cli("show", run, "--trace", question.id)
     assert "call 1: discriminator" in trace.stdout

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from biarena.errors import FormatError
-from biarena.judges import get_judge
 from biarena.judges.reference import question_kind, reference_claim, summarize_reference
 from biarena.judges.rubric import load_builtin_rubric
 from biarena.llm import Completion
+from biarena.scoring import get_scorer
 from tests.judge_helpers import answer, prompt_of, question, reply, scripted, shop_context
 
 PLANTED = (
@@ -22,7 +22,7 @@ def _judge(tmp_path: Path, sales_db: Path, q, a, replies, **context):
     ctx = shop_context(tmp_path, sales_db, [q], model)
     for key, value in context.items():
         setattr(ctx, key, value)
-    return get_judge("reference").judge(q, a, ctx), provider
+    return get_scorer("reference").judge(q, a, ctx), provider
 
 
 def test_conclusive_match_and_not_match(tmp_path: Path, sales_db: Path) -> None:
@@ -75,7 +75,7 @@ def test_kinds_come_from_labels_through_the_rubric() -> None:
 
 
 def test_applies_only_with_a_reference() -> None:
-    judge = get_judge("reference")
+    judge = get_scorer("reference")
     assert judge.applies(question(reference_answer="Yes."))
     assert not judge.applies(question())
     assert not judge.applies(question(reference_answer="  "))
@@ -117,7 +117,7 @@ def test_a_user_rubric_changes_prompts_and_kinds(tmp_path: Path, sales_db: Path)
     )
     assert result.scores == {"reference.match": 1.0}
     assert prompt_of(provider.requests[0]).startswith("Q=How many sales were made? R=Promote in August. A=August.")
-    judge = get_judge("reference")
+    judge = get_scorer("reference")
     with pytest.raises(FormatError, match=r"mine\.yaml: no prompt 'interpretive'"):
         judge.check_rubric({"rubric": "reference", "prompts": {"conclusive": "x"}}, "mine.yaml")
     with pytest.raises(FormatError, match="kind 'maybe'"):

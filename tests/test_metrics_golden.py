@@ -6,8 +6,9 @@ import pytest
 import yaml
 
 from biarena.db import DatabasePool
-from biarena.metrics import SCORERS, ScoringContext
+from biarena.metrics import ScoringContext
 from biarena.records import Answer, Benchmark, DatabaseRef, Question, SystemSpec
+from biarena.scoring import SCORERS, default_scorers
 from tests.conftest import ROOT, make_sales_db
 
 PAIRS = yaml.safe_load((ROOT / "tests" / "fixtures" / "sql_pairs.yaml").read_text(encoding="utf-8"))
@@ -26,8 +27,8 @@ def score_pair(benchmark: Benchmark, context: ScoringContext, gold: str, pred: s
     question = Question(id="q", text="golden pair", database="sales", gold_sql=[gold])
     answer = Answer(question_id="q", system=SystemSpec(agent="test"), final_sql=pred)
     values: dict[str, float] = {}
-    for factory in SCORERS.values():
-        for score in factory()(question, answer, context):
+    for name in default_scorers():
+        for score in SCORERS[name]()(question, answer, context):
             values[score.name] = score.value
     context.forget(question)
     return values

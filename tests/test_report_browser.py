@@ -61,7 +61,7 @@ def test_every_chart_renders_offline_in_chromium(judged: dict[str, Path], tmp_pa
             browser.close()
     titles = [chart["title"] for chart in charts]
     for expected in (
-        "SQL success execution rate (SER) by question type",
+        "SER by question type",
         "Mean corgi score by question type",
         "corgi dimensions per system",
         "Bradley-Terry strength (log scale) with 95% intervals",

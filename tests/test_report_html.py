@@ -30,7 +30,8 @@ def test_two_runs_of_one_system_get_two_names(shop: dict[str, Path], tmp_path: P
     ok(cli("report", tmp_path / "monday" / "pred.run", tmp_path / "tuesday" / "pred.run", "-o", report))
     html = report.read_text(encoding="utf-8")
     legend = re.findall(r'<span class="key">.*?</i>(.*?)</span>', html)
-    assert len(legend) == 4 and len(set(legend[:2])) == 2, legend  # two charts, two distinct names each
+    # a chart per headline metric (SER, EA, Sem, Res F1), two distinct names each
+    assert len(legend) == 8 and len(set(legend[:2])) == 2, legend
     assert "monday" in legend[0] and "tuesday" in legend[1]
     ok(cli("report", shop["pred"], shop["gold"], "--label", "mine", "--label", "reference", "-o", report))
     html = report.read_text(encoding="utf-8")

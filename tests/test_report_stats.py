@@ -158,8 +158,9 @@ def test_html_report_has_every_chart_and_the_judge_check(judged: dict[str, Path]
     html = report.read_text(encoding="utf-8")
     titles = re.findall(r'<svg [^>]*aria-label="([^"]+)"', html)
     for expected in (
-        "SQL success execution rate (SER) by question type",
-        "Result F1 by question type",
+        "SER by question type",
+        "EA by question type",
+        "Res F1 by question type",
         "Mean corgi score by question type",
         "corgi dimensions per system",
         "corgi-single dimensions per system",

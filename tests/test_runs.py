@@ -14,10 +14,10 @@ from biarena.agents import make_system
 from biarena.benchmarks import import_bis, load_benchmark, save_benchmark
 from biarena.db import DatabasePool
 from biarena.errors import UsageError
-from biarena.metrics import SCORERS, ScoringContext
-from biarena.metrics.score_run import score_run
+from biarena.metrics import ScoringContext
 from biarena.records import Benchmark, DatabaseRef, Question
 from biarena.runner import RunStore, make_spec, open_run, run_benchmark
+from biarena.scoring import default_scorers, score_run, setup_scorers
 
 
 def _run(benchmark: Benchmark, system_name: str, path: Path, **options: object) -> RunStore:
@@ -26,7 +26,7 @@ def _run(benchmark: Benchmark, system_name: str, path: Path, **options: object) 
     store = RunStore(path, create=True)
     open_run(store, make_spec("bench", benchmark, system, benchmark.questions), benchmark.questions)
     run_benchmark(benchmark, system, store, pool, benchmark.questions)
-    score_run(store, ScoringContext(benchmark=benchmark, databases=pool), [f() for f in SCORERS.values()])
+    score_run(store, setup_scorers(default_scorers(), ScoringContext(benchmark=benchmark, databases=pool)))
     return store
 
 
@@ -102,8 +102,9 @@ def test_scoring_twice_scores_nothing_new(tmp_path: Path, sales_db: Path) -> Non
     benchmark = _shop(tmp_path, sales_db)
     store = _run(benchmark, "gold", tmp_path / "g.run")
     context = ScoringContext(benchmark=benchmark, databases=DatabasePool(benchmark))
-    summary = score_run(store, context, [f() for f in SCORERS.values()])
-    assert summary.scored_now == 0 and summary.skipped == len(benchmark.questions)
+    summary = score_run(store, setup_scorers(default_scorers(), context))
+    assert summary.scored_now == 0 and summary.skipped == 4 * len(benchmark.questions)
+    assert summary.answers_scored == 0 and summary.answers_skipped == len(benchmark.questions)
 
 
 def _count(path: Path) -> int:

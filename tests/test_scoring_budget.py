@@ -7,10 +7,11 @@ import pytest
 
 from biarena.benchmarks import resolve_benchmark
 from biarena.db import DatabasePool
-from biarena.metrics import SCORERS, ScoringBudget, ScoringContext, semantic_similarity
-from biarena.metrics.score_run import score_run
+from biarena.metrics import MetricScorer, ScoringBudget, ScoringContext
+from biarena.metrics.semantic_similarity import semantic_similarity
 from biarena.records import Answer, Question, Score
 from biarena.runner import RunStore
+from biarena.scoring import ScoreInfo, score_run, setup_scorers
 from tests.test_cli import biarena
 
 LONG_SUM = "SELECT " + "+".join(["1"] * 1000)
@@ -73,12 +74,12 @@ def test_score_survives_sql_the_run_accepted(tmp_path: Path) -> None:
     assert large.value == 0.0 and "characters" in (large.rationale or "")
 
 
-class _Exploding:
+class _Exploding(MetricScorer):
     """A scorer that fails on one question, as a bug or a hostile answer could make any scorer do."""
 
     name = "exploding"
     version = "1"
-    produces = ("boom",)
+    infos = (ScoreInfo("boom", "boom", "1 unless it breaks"),)
 
     def __init__(self, victim: str) -> None:
         self.victim = victim
@@ -98,10 +99,10 @@ def test_a_failing_scorer_never_stops_the_others(tmp_path: Path) -> None:
     pool = DatabasePool(benchmark)
     context = ScoringContext(benchmark=benchmark, databases=pool)
     with RunStore(run) as store:
-        summary = score_run(store, context, [_Exploding(victim), SCORERS["execution"]()])
+        summary = score_run(store, setup_scorers([_Exploding(victim), "execution"], context))
         scores = {(s.question_id, s.name): s for s in store.scores()}
     pool.close()
-    assert summary.scored_now == 3 and summary.failed == 1
+    assert summary.answers_scored == 3 and summary.scored_now == 6 and summary.failed == 1
     failed = scores[(victim, "boom")]
     assert failed.value == 0.0 and "too large or too deep" in (failed.rationale or "")
     assert all(scores[(q.id, "execution")].value == 1.0 for q in benchmark.questions[:3])

@@ -39,6 +39,7 @@ from biarena.errors import BiarenaError
 from biarena.report.answer_html import ANSWER_CSS, answer_html
 from biarena.report.auto_scores import AUTO_SCORES
 from biarena.report.run_data import RunData
+from biarena.scoring.infos import registered_infos
 from biarena.votes.export import export_votes
 from biarena.votes.leaderboard import Leaderboard, build_leaderboard
 
@@ -337,7 +338,10 @@ def create_app(config: ArenaConfig) -> FastAPI:
     def leaderboard(request: Request) -> Response:
         session = require(request)
         board = arena.leaderboard()
-        return page(request, "leaderboard.html.j2", session, board=board)
+        infos = {info.name: info for info in registered_infos()}
+        shown = [n for n in (*AUTO_SCORES, *board.judges) if n != board.auto_metric]
+        columns = [(n, infos[n].label if n in infos else n) for n in shown]
+        return page(request, "leaderboard.html.j2", session, board=board, columns=columns)
 
     @app.get("/submit", response_class=HTMLResponse)
     def submit_form(request: Request) -> Response:

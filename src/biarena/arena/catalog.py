@@ -27,7 +27,8 @@ class ArenaSystem:
     spec: RunSpec
     answers: dict[str, Answer]
     auto: dict[str, float | None]
-    """Automatic scores: the metrics in AUTO_SCORES and each judge's headline score the run has."""
+    """Automatic scores: the metrics' headline scores (AUTO_SCORES) and each headline score of the run's other
+    scorers (judges, scorers registered since)."""
     submitted: bool = False
     identifiers: set[str] = field(default_factory=set)
     """Words that would tell this system apart if shown: names, model strings, file names."""

@@ -13,12 +13,11 @@ from biarena.arena.store import ArenaRefusal
 from biarena.benchmarks import resolve_benchmark
 from biarena.db import DatabasePool
 from biarena.errors import BiarenaError
-from biarena.judges.judge_run import judge_run, setup_judges
 from biarena.llm import DEFAULT_MODEL, get_model
-from biarena.metrics import SCORERS, ScoringContext
-from biarena.metrics.score_run import score_run
+from biarena.metrics import ScoringContext
 from biarena.report.run_data import RunData
 from biarena.runner import RunStore, recognize_run_file
+from biarena.scoring import default_scorers, score_run, setup_scorers
 
 MAX_NAME = 60
 
@@ -118,10 +117,8 @@ def _score(
     try:
         pool.open_all()
         context = ScoringContext(benchmark=benchmark, databases=pool)
-        score_run(store, context, [f() for f in SCORERS.values()])
-        if judges:
-            setups = setup_judges(list(judges), context, model=lambda: get_model(judge_model or DEFAULT_MODEL))
-            judge_run(store, setups)
+        names = [*default_scorers(), *judges]
+        score_run(store, setup_scorers(names, context, model=lambda: get_model(judge_model or DEFAULT_MODEL)))
     finally:
         pool.close()
 

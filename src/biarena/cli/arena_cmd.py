@@ -70,12 +70,12 @@ def serve(
         raise _missing_extra(error) from None
     from biarena.arena.client_address import trusted_networks
     from biarena.arena.config import ArenaConfig
-    from biarena.judges import JUDGE_CLASSES
     from biarena.report.auto_scores import AUTO_SCORES
+    from biarena.scoring import SCORERS
 
     for judge in judges or []:
-        if judge not in JUDGE_CLASSES:
-            known = list(JUDGE_CLASSES)
+        if judge not in SCORERS:
+            known = list(SCORERS)
             raise NotFoundError(f"unknown judge '{judge}'{did_you_mean(judge, known)} (known: {', '.join(known)})")
     if auto_metric not in AUTO_SCORES:
         raise NotFoundError(

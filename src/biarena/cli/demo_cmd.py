@@ -18,12 +18,12 @@ from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err, fmt, new_table, out, print_table, row
 from biarena.cli.run_cmd import build_system, execute_run
 from biarena.db import DatabasePool
-from biarena.metrics import SCORERS, ScoringContext
-from biarena.metrics.score_run import score_run
+from biarena.metrics import ScoringContext
 from biarena.metrics.summary import overall
 from biarena.records import Answer, Benchmark, Question, outcome_of
 from biarena.report import RunData, write_report
 from biarena.runner import RunProgress, RunStore
+from biarena.scoring import ScoreInfos, default_scorers, score_run, setup_scorers
 
 PHASES_FILE = "demo-phases.json"
 """Per-phase wall time, peak memory and model tokens of the last demo, beside its report."""
@@ -177,7 +177,8 @@ def _run_agent(benchmark_arg: str, benchmark: Benchmark, system: System, questio
         summary = execute_run(benchmark_arg, benchmark, system, questions, pool, path, on_answer=show)
         err.print(f"      scoring {len(questions)} answers ...")
         with RunStore(path) as store:
-            score_run(store, ScoringContext(benchmark=benchmark, databases=pool), [f() for f in SCORERS.values()])
+            context = ScoringContext(benchmark=benchmark, databases=pool)
+            score_run(store, setup_scorers(default_scorers(), context))
         return summary.usage
     finally:
         pool.close()
@@ -186,10 +187,12 @@ def _run_agent(benchmark_arg: str, benchmark: Benchmark, system: System, questio
 def _print_summary(
     runs: list[RunData], benchmark: Benchmark, questions: list[Question], model: str, phases: list[Phase]
 ) -> None:
-    names = ["ser", "execution_accuracy", "semantic_similarity", "result_f1"]
+    infos = ScoreInfos.of(s for run in runs for s in run.scores)
+    names = infos.headlines([s.name for run in runs for s in run.scores], judges=False)
+    labels = [infos.label(n) for n in names]
     table = new_table(
         f"{benchmark.name}: {len(questions)} questions, model {model}",
-        [("agent", "name"), *((h, "number") for h in ("answered", "SQL ran", "SER", "EA", "SQL sim.", "F1", "calls"))],
+        [("agent", "name"), *((h, "number") for h in ("answered", "SQL ran", *labels, "calls"))],
     )
     for run in runs:
         means = overall(run.questions, run.scores, names, answers=run.answers).means
@@ -197,10 +200,7 @@ def _print_summary(
         calls = sum(a.usage.calls for a in run.answers)
         row(table, run.spec.system, len(run.answers), ran, *(fmt(means.get(n)) for n in names), calls)
     print_table(table)
-    out.print(
-        "SER: share of SQL that runs; EA: execution accuracy; SQL sim.: BIS semantic similarity; "
-        "F1: BIS result similarity F1."
-    )
+    out.print("; ".join(f"{infos.label(n)}: {infos.info(n).description}" for n in names) + ".", markup=False)
     timing = new_table(
         "where the time went",
         [("phase", "name"), *((h, "number") for h in ("seconds", "peak MB", "calls", "prompt tok.", "output tok."))],

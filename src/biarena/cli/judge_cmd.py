@@ -13,7 +13,8 @@ from rich.text import Text
 from biarena.cli.console import err, new_table, out, print_table, row
 from biarena.cli.options import flag
 from biarena.errors import UsageError
-from biarena.judges import JUDGE_CLASSES
+from biarena.scoring import SCORERS
+from biarena.scoring.infos import is_judge
 
 app = typer.Typer(help="Measure how far to trust a judge.", no_args_is_help=True)
 
@@ -42,7 +43,9 @@ def _progress(bar: Progress, task: TaskID, done: int, total: int) -> None:
 
 @app.command("check")
 def check(
-    judge_name: str = typer.Option(..., "--judge", metavar="NAME", help=f"The judge: {', '.join(JUDGE_CLASSES)}."),
+    judge_name: str = typer.Option(
+        ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}."
+    ),
     judge_model: str | None = typer.Option(
         None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
     ),
@@ -73,16 +76,18 @@ def check(
     """
     from biarena.benchmarks import resolve_benchmark
     from biarena.db import DatabasePool
-    from biarena.judges import get_judge
     from biarena.judges.check import check_judge
     from biarena.judges.rubric import load_builtin_rubric, load_rubric_file
     from biarena.llm import DEFAULT_MODEL, get_model
     from biarena.metrics import ScoringContext
+    from biarena.scoring import get_scorer
 
     try:
-        judge = get_judge(judge_name, **_options(judge_option))
+        judge = get_scorer(judge_name, "judge", **_options(judge_option))
     except TypeError as error:
         raise UsageError(f"judge '{judge_name}': {error}") from None
+    if not callable(getattr(judge, "judge", None)):
+        raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
     loaded = None
     if rubric is not None:
         if not judge.default_rubric:

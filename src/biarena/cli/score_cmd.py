@@ -1,4 +1,4 @@
-"""`biarena score RUN`: apply the deterministic metrics, and any judges asked for, to every answer of a run."""
+"""`biarena score RUN`: apply scorers (the deterministic metrics unless others are named) to every answer of a run."""
 
 from pathlib import Path
 
@@ -9,21 +9,33 @@ from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
 from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, db_overrides, flag, sandbox_limits
 from biarena.db import DatabasePool
-from biarena.errors import FormatError, NotFoundError, UsageError, did_you_mean
-from biarena.judges import JUDGE_CLASSES
-from biarena.judges.judge_run import JudgeProgress, JudgeSetup, JudgeSummary, judge_run, setup_judges
+from biarena.errors import FormatError, UsageError
 from biarena.llm import DEFAULT_MODEL, get_model
-from biarena.metrics import SCORERS, ScoringBudget, ScoringContext, Tolerance
-from biarena.metrics.score_run import score_run
+from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner import RunStore, benchmark_fingerprint
+from biarena.scoring import (
+    SCORERS,
+    ScoreProgress,
+    ScorerSetup,
+    ScoreSummary,
+    default_scorers,
+    get_scorer,
+    score_run,
+    setup_scorers,
+)
+from biarena.scoring.infos import is_judge
 
 
 def score(
     run_path: Path = typer.Argument(..., metavar="RUN", help="Run file."),
-    metrics: str | None = typer.Option(
-        None, "--metrics", help=f"Comma-separated scorers (default all: {', '.join(SCORERS)})."
+    scorers: list[str] | None = typer.Option(
+        None,
+        "--scorer",
+        metavar="NAME",
+        help=f"A scorer to apply (repeatable; default: the deterministic metrics): {', '.join(SCORERS)}.",
     ),
+    metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated scorers (the same as --scorer)."),
     rescore: bool = flag("--rescore", "Score again answers already scored."),
     benchmark_arg: str | None = typer.Option(
         None, "--benchmark", help="Benchmark to use instead of the run's own (its databases are then not checked)."
@@ -41,7 +53,7 @@ def score(
         "to compare, scores 0 with the reason.",
     ),
     judges: list[str] | None = typer.Option(
-        None, "--judge", metavar="NAME", help=f"Also judge the answers (repeatable): {', '.join(JUDGE_CLASSES)}."
+        None, "--judge", metavar="NAME", help="Also apply this scorer, a judge (repeatable): see --scorer."
     ),
     judge_model: str | None = typer.Option(
         None,
@@ -51,13 +63,15 @@ def score(
     rubric: list[Path] | None = typer.Option(
         None, "--rubric", metavar="FILE", help="A rubric YAML replacing the built-in one of its kind (repeatable)."
     ),
-    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Judgements made at once."),
+    concurrency: int = typer.Option(
+        1, "--concurrency", min=1, help="Results made at once (scorers without a model take turns)."
+    ),
     max_calls: int | None = typer.Option(
         None,
         "--max-calls",
         min=1,
         help="Start no new judgement after N judge model calls (replies from the cache "
-        "are free); run again to continue.",
+        "are free; the scorers without a model go on); run again to continue.",
     ),
     judge_temperature: float = typer.Option(
         0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
@@ -65,19 +79,18 @@ def score(
 ) -> None:
     """Score a run (execution, SER, execution accuracy, semantic and result similarity), and judge it with --judge.
 
+    --scorer NAME applies the named scorers instead of those metrics (any scorer: a metric, a judge, interaction).
+
     A judgement is stored with every model request and reply (`biarena show RUN --trace ID`); scoring again makes
-    no model call for judgements already stored with the same judge, rubric and judge model.
+    no model call for results already stored with the same scorer, rubric and model.
     """
-    if not judges:
-        for option, given in (("--judge-model", judge_model), ("--rubric", rubric), ("--max-calls", max_calls)):
-            if given:
-                raise UsageError(f"{option} applies to judges: name one with --judge NAME")
-    names = [n.strip() for n in metrics.split(",") if n.strip()] if metrics else list(SCORERS)
-    for name in names:
-        if name not in SCORERS:
-            raise NotFoundError(
-                f"unknown metric '{name}'{did_you_mean(name, list(SCORERS))} (known: {', '.join(SCORERS)})"
-            )
+    # each name with the word an unknown one is called by (the option that named it)
+    named = [(n, "scorer") for n in scorers or []]
+    named += [(n.strip(), "metric") for n in (metrics or "").split(",") if n.strip()]
+    asked = dict([*(named or [(n, "scorer") for n in default_scorers()]), *((n, "judge") for n in judges or [])])
+    names = list(asked)
+    made = [get_scorer(name, noun) for name, noun in asked.items()]
+    _check_judge_options(made, judge_model, rubric, max_calls)
     with RunStore(run_path, lock=True) as store:
         spec = store.spec()
         if spec is None:
@@ -96,59 +109,59 @@ def score(
                 tolerance=Tolerance(max_decimals=decimals),
                 budget=ScoringBudget(seconds=score_budget),
             )
-            setups = []
-            if judges:
-                setups = setup_judges(
-                    judges,
-                    context,
-                    model=lambda: get_model(judge_model or DEFAULT_MODEL, concurrency=concurrency),
-                    rubric_files=rubric,
-                    temperature=judge_temperature,
-                )
-            scorers = [SCORERS[n]() for n in names]
-            err.print(f"scoring {run_path} with {', '.join(names)}", markup=False)
-            summary = score_run(store, context, scorers, rescore=rescore)
-            if summary.failed:
-                _say(f"warning: {summary.failed} scorer calls failed on an answer; those scores are 0 with the error")
-            if setups:
-                _say(
-                    f"scored: {summary.scored_now} answers now, {summary.skipped} already scored; "
-                    f"judging with {', '.join(s.judge.name for s in setups)}"
-                    + (f" (judge model {model})" if (model := _model_of(setups)) else "")
-                )
-                judged = _judge(store, setups, concurrency, max_calls, rescore)
+            setups = setup_scorers(
+                list(made),
+                context,
+                model=lambda: get_model(judge_model or DEFAULT_MODEL, concurrency=concurrency),
+                rubric_files=rubric,
+                temperature=judge_temperature,
+            )
+            model = next((s.model_spec for s in setups if s.model_spec), None)
+            _say(f"scoring {run_path} with {', '.join(names)}" + (f" (judge model {model})" if model else ""))
+            summary = _score(store, setups, concurrency, max_calls, rescore)
         finally:
             pool.close()
-    if not setups:
-        _say(
-            f"done: {summary.scored_now} answers scored now, {summary.skipped} already scored; "
-            f"next: biarena show {run_path}"
-        )
+    _say(_done_line(summary, any(s.scorer.needs_model for s in setups)) + f"; next: biarena show {run_path}")
+    if summary.stopped_by_budget:
+        _say(f"stopped at the --max-calls budget with {summary.pending} judgements left; run the same command again")
+    if summary.failed:
+        _say(f"{summary.failed} failed: see why with biarena show {run_path} --trace QUESTION_ID")
+
+
+def _check_judge_options(made: list, judge_model: str | None, rubric: list[Path] | None, max_calls: int | None) -> None:
+    """Refuse the judges' options when no judge (nor any scorer that calls a model) is asked for."""
+    if any(s.needs_model or is_judge(s.name) for s in made):
         return
-    _say(
-        f"done: {judged.judged_now} judgements now ({judged.failed} failed), {judged.skipped} already made, "
-        f"{judged.not_applicable} not applicable; {judged.usage.calls} model calls ({judged.usage.cache_hits} from "
-        f"the cache), {judged.usage.prompt_tokens + judged.usage.completion_tokens} tokens; "
-        f"next: biarena show {run_path}"
+    for option, value in (("--judge-model", judge_model), ("--rubric", rubric), ("--max-calls", max_calls)):
+        if value:
+            raise UsageError(f"{option} applies to judges: name one with --judge NAME")
+
+
+def _done_line(summary: ScoreSummary, with_model: bool) -> str:
+    """What the pass did, in one line."""
+    line = (
+        f"done: {summary.answers_scored} answers scored now, {summary.answers_skipped} already scored; "
+        f"{summary.scored_now} results now ({summary.failed} failed), {summary.skipped} already made, "
+        f"{summary.not_applicable} not applicable"
     )
-    if judged.stopped_by_budget:
-        _say(f"stopped at the --max-calls budget with {judged.pending} judgements left; run the same command again")
-    if judged.failed:
-        _say(f"{judged.failed} judgements failed: see why with biarena show {run_path} --trace QUESTION_ID")
+    if with_model:
+        usage = summary.usage
+        line += (
+            f"; {usage.calls} model calls ({usage.cache_hits} from the cache), "
+            f"{usage.prompt_tokens + usage.completion_tokens} tokens"
+        )
+    return line
 
 
 def _say(text: str) -> None:
     err.print(text, markup=False, highlight=False)
 
 
-def _model_of(setups: list[JudgeSetup]) -> str | None:
-    return next((s.model_spec for s in setups if s.model_spec), None)
-
-
-def _judge(
-    store: RunStore, setups: list[JudgeSetup], concurrency: int, max_calls: int | None, rescore: bool
-) -> JudgeSummary:
-    """Run the judges with a progress bar on a terminal, one line per judgement otherwise."""
+def _score(
+    store: RunStore, setups: list[ScorerSetup], concurrency: int, max_calls: int | None, rescore: bool
+) -> ScoreSummary:
+    """Run the scorers with a progress bar on a terminal; otherwise one line per judgement."""
+    judges = {s.scorer.name for s in setups if is_judge(s.scorer.name) or s.scorer.needs_model}
     with Progress(
         TextColumn("{task.description}", markup=False, style="bold"),
         BarColumn(),
@@ -160,27 +173,32 @@ def _judge(
         console=err,
         disable=not err.is_terminal,
     ) as bar:
-        task = bar.add_task("judging", total=None, failed=0, calls=0, tokens=0)
+        task = bar.add_task("scoring", total=None, failed=0, calls=0, tokens=0)
 
-        def progress(p: JudgeProgress) -> None:
+        def progress(p: ScoreProgress) -> None:
             tokens = p.usage.prompt_tokens + p.usage.completion_tokens
             bar.update(task, total=p.total, completed=p.done, failed=p.failed, calls=p.usage.calls, tokens=tokens)
-            if not err.is_terminal:
-                _say(f"  [{p.done}/{p.total}] {p.question_id} {p.judge}: {_verdict(p)}")
+            if not err.is_terminal and p.scorer in judges:
+                _say(f"  [{p.done}/{p.total}] {p.question_id} {p.scorer}: {_verdict(p)}")
 
-        return judge_run(
+        return score_run(
             store, setups, concurrency=concurrency, max_calls=max_calls, rescore=rescore, on_progress=progress
         )
 
 
-def _verdict(p: JudgeProgress) -> str:
-    """A judgement in a few words: its headline score, or why it failed."""
-    judgement = p.judgement
-    if judgement.failed:
-        return f"failed: {judgement.failed.splitlines()[0][:200]}"
-    head = judgement.scores.get(p.judge)
-    shown = f"{head:.3g}" if head is not None else judgement.rationale or "no score"
-    spent = sum(1 + len(e.rejected) for e in judgement.trace if not e.cached)
+def _verdict(p: ScoreProgress) -> str:
+    """A result in a few words: its headline score, or why it failed."""
+    record = p.record
+    if record.failed:
+        return f"failed: {record.failed.splitlines()[0][:200]}"
+    values = {s.name: s for s in record.scores}
+    head = values.get(p.scorer)
+    if head is not None and head.value is not None:
+        shown = f"{head.value:.3g}"
+    else:
+        first = head or next(iter(values.values()), None)
+        shown = (first.rationale if first is not None else None) or "no score"
+    spent = sum(1 + len(e.rejected) for e in record.trace if not e.cached)
     return shown + (f" ({spent} model calls)" if spent else "")
 
 

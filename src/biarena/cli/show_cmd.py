@@ -15,12 +15,12 @@ from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
 from biarena.report.judge_tables import judge_tables
 from biarena.report.run_data import read_runs
 from biarena.report.tables import (
-    LEGEND,
     SECTIONS,
     comparison_csv,
     comparison_json,
     comparison_markdown,
     comparison_rows,
+    legend,
     outcome_line,
     run_title,
     usage_line,
@@ -60,7 +60,7 @@ def _print_tables(comparison: Comparison, usage: bool) -> None:
             for line in cells:
                 row(table, *line)
             print_table(table)
-        out.print(Text(LEGEND))
+        out.print(Text(legend(comparison)))
         if judged:
             out.print(Text(JUDGE_LEGEND))
 

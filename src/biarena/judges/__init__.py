@@ -1,6 +1,5 @@
-"""LLM and deterministic judges of answers: one protocol, one registry."""
+"""Judges: scorers that read an answer (most with a model) and conclude with named scores and a trace."""
 
-from biarena.judges.base import Judge, JudgeContext, Judgement, JudgeReplyError, TraceEntry
-from biarena.judges.registry import JUDGE_CLASSES, get_judge
+from biarena.judges.base import Judge, Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 
-__all__ = ["JUDGE_CLASSES", "Judge", "JudgeContext", "JudgeReplyError", "Judgement", "TraceEntry", "get_judge"]
+__all__ = ["Judge", "JudgeReplyError", "JudgeScorer", "Judgement", "ScorerContext", "TraceEntry"]

@@ -17,11 +17,12 @@ from typing import Any
 from biarena.agents import AgentEnv
 from biarena.agents.text2sql import Text2SQL
 from biarena.errors import FormatError, UsageError
-from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
+from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import failed, prompt_texts, render, rubric_data, step_text, table_columns, user
 from biarena.judges.sentences import split_sentences
 from biarena.llm import Model
 from biarena.records import Answer, Question
+from biarena.scoring.score_info import ScoreInfo
 
 VERDICTS = ("True", "Partially True", "False")
 MATCHES = frozenset({"True", "Partially True"})
@@ -112,12 +113,27 @@ def _settled(verdicts: list[str], most: int) -> bool:
     return matches * 2 > most or (len(verdicts) - matches) * 2 > most
 
 
-class BiBenchJudge:
+class BiBenchJudge(JudgeScorer):
     """Factual correctness, answerability, relevance and presentation, without a reference answer."""
 
     name = "bibench"
     version = "1"
-    produces = ("bibench.factual_correctness", "bibench.answerability", "bibench.relevance", "bibench.presentation")
+    infos = tuple(
+        ScoreInfo(
+            f"bibench.{key}",
+            label,
+            what,
+            needs=frozenset({"model", "database"}),
+            headline=True,
+            kind="judge",
+        )
+        for key, label, what in (
+            ("factual_correctness", "factual", "share of the answer's sentences the weak expert's answers bear out"),
+            ("answerability", "answerability", "how far the correct insights answer the question, less conflicts"),
+            ("relevance", "relevance", "how far the correct insights bear on the question, less conflicts"),
+            ("presentation", "presentation", "clarity, coherence and narrative of the answer, weighted"),
+        )
+    )
     needs_model = True
     default_rubric = "bibench.yaml"
 
@@ -162,7 +178,7 @@ class BiBenchJudge:
                 self._experts[id(model)] = Text2SQL(model, sample_rows=self.sample_rows)
             return self._experts[id(model)]
 
-    def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Check each sentence with the weak expert, then score answerability, relevance and presentation."""
         rubric = rubric_data(context, self.default_rubric, self.name)
         prompts = prompt_texts(rubric, PROMPTS)
@@ -240,7 +256,7 @@ class BiBenchJudge:
         correct: list[str],
         incorrect: list[str],
         penalties: dict[str, float],
-        context: JudgeContext,
+        context: ScorerContext,
         trace: list[TraceEntry],
     ) -> dict[str, Any]:
         fc_key, fic_key = keys
@@ -274,7 +290,7 @@ class _FactChecker:
         self,
         judge: BiBenchJudge,
         question: Question,
-        context: JudgeContext,
+        context: ScorerContext,
         prompts: dict[str, str],
         trace: list[TraceEntry],
     ) -> None:

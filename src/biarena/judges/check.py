@@ -16,7 +16,7 @@ from scipy.stats import binomtest
 
 from biarena.agents import AgentEnv, run_step
 from biarena.errors import UsageError
-from biarena.judges.base import Judge, JudgeContext, Judgement, JudgeReplyError
+from biarena.judges.base import Judge, Judgement, JudgeReplyError, ScorerContext
 from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, good_answer
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
@@ -249,8 +249,8 @@ def _figures(name: str, results: list[PairResult]) -> DegradationFigures:
     )
 
 
-def _context_for(base: JudgeContext, seed: int) -> JudgeContext:
-    return JudgeContext(
+def _context_for(base: ScorerContext, seed: int) -> ScorerContext:
+    return ScorerContext(
         scoring=base.scoring,
         model=base.model,
         rubric=base.rubric,
@@ -260,7 +260,7 @@ def _context_for(base: JudgeContext, seed: int) -> JudgeContext:
     )
 
 
-def _safe_judge(judge: Judge, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+def _safe_judge(judge: Judge, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
     """A judgement; a judge that breaks its promise and raises for a model failure is recorded as failed."""
     try:
         return judge.judge(question, answer, context)
@@ -290,7 +290,7 @@ def check_judge(
         raise UsageError(f"judge '{judge.name}' has no score '{score}' (it gives {', '.join(judge.produces)})")
     if rubric is None and judge.default_rubric:
         rubric = load_builtin_rubric(judge.default_rubric)
-    base = JudgeContext(
+    base = ScorerContext(
         scoring=scoring,
         model=model,
         rubric=rubric.data if rubric else None,
@@ -305,7 +305,7 @@ def check_judge(
     before = model.usage.snapshot() if model else None
     done = 0
 
-    def judged(question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    def judged(question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         nonlocal done
         result = _safe_judge(judge, question, answer, context)
         done += 1

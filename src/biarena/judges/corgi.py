@@ -5,38 +5,62 @@ sub-metrics; the final score is the mean of the applicable dimensions, with SER 
 (its raw fraction is what `corgi.ser` records).
 """
 
-import threading
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
 from biarena.db import SqlProblem
-from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
+from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.rubric import CorgiRubric, corgi_rubric
 from biarena.records import Answer, Question
+from biarena.scoring.score_info import ScoreInfo
 
 DEFAULT_RUBRIC = "corgi.yaml"
 
 ANSWER_CHARS = 6000
 """The answer text a judge reads; a longer one is cut there and the judge is told so."""
 
-DIMENSION_KEYS = (
-    "structure",
-    "ser",
-    "data_sense",
-    "insightfulness",
-    "operational_implementability",
-    "purpose_alignment",
-    "compliance",
-)
-"""The dimensions of the built-in rubric, in its order."""
+DIMENSIONS = {
+    "structure": ("structure", "argument soundness, logical coherence and concision"),
+    "ser": ("SER", "share of the answer's SQL statements that ran (0-1, put on the rubric's scale in the score)"),
+    "data_sense": ("data sense", "adequate information, trends noticed, a sound choice of model"),
+    "insightfulness": ("insight", "thinking beyond the obvious, depth of root causes, fitting assumptions"),
+    "operational_implementability": ("implementability", "actionable steps with a plan in time"),
+    "purpose_alignment": ("purpose", "oriented to the goal and to the stakeholders"),
+    "compliance": ("compliance", "risk, regulation and ethics taken care of"),
+}
+"""The dimensions of the built-in rubric, in its order: each one's table label and what it measures."""
+
+
+def corgi_infos(judge: str, label: str, how: str) -> tuple[ScoreInfo, ...]:
+    """The scores a CORGI judge declares: its final score (0-5) then each dimension's."""
+    final = ScoreInfo(
+        name=judge,
+        label=label,
+        description=f"CORGI's final score ({how}): the mean of the applicable dimensions, 0-5",
+        range=(0.0, 5.0),
+        needs=frozenset({"model"}),
+        headline=True,
+        kind="judge",
+    )
+    dimensions = tuple(
+        ScoreInfo(
+            name=f"{judge}.{key}",
+            label=short,
+            description=f"CORGI dimension: {what}",
+            range=(0.0, 1.0) if key == "ser" else (0.0, 5.0),
+            needs=frozenset({"model"}),
+            kind="judge",
+        )
+        for key, (short, what) in DIMENSIONS.items()
+    )
+    return (final, *dimensions)
+
 
 SYSTEM = (
     "You are an expert evaluator of business analyses written by data analysts. You judge the answer only as "
     "written, strictly against the criteria given, and reply with JSON only."
 )
-
-_SQL_LOCK = threading.Lock()
 
 
 def question_type(question: Question) -> str | None:
@@ -77,12 +101,12 @@ class SqlSuccess:
         return f"{self.ran} of {self.total} SQL statements ran without error"
 
 
-def sql_success(question: Question, answer: Answer, context: JudgeContext) -> SqlSuccess:
+def sql_success(question: Question, answer: Answer, context: ScorerContext) -> SqlSuccess:
     """SER from the statements the answer ran; an answer with only a final SQL is judged by running it."""
     if answer.steps:
         return SqlSuccess(sum(1 for s in answer.steps if s.ok), len(answer.steps))
     if answer.final_sql:
-        with _SQL_LOCK:  # the scoring context's caches are not shared across threads
+        with context.scoring.lock:  # the scoring context's caches are not shared across threads
             outcome = context.scoring.answer_result(question, answer)
         return SqlSuccess(0 if isinstance(outcome, SqlProblem) else 1, 1)
     return SqlSuccess(0, 0)
@@ -218,12 +242,12 @@ def read_scores(reply: dict[str, Any], keys: list[str]) -> Scored:
     return Scored(values, reasons)
 
 
-class CorgiJudge:
+class CorgiJudge(JudgeScorer):
     """CORGI's atomized multi-agent judge: one discriminator call and one call per scoring agent at most."""
 
     name = "corgi"
     version = "1"
-    produces = ("corgi", *(f"corgi.{key}" for key in DIMENSION_KEYS))
+    infos = corgi_infos("corgi", "CORGI", "a discriminator, then one scoring agent per dimension")
     needs_model = True
     default_rubric = DEFAULT_RUBRIC
 
@@ -238,7 +262,7 @@ class CorgiJudge:
         """CORGI judges explanatory, predictive and recommendational questions (types 2-4)."""
         return question_type(question) in {"type2", "type3", "type4"}
 
-    def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Discriminate, score each dimension, aggregate."""
         rubric = corgi_rubric(context.rubric or {})
         qtype = question_type(question) or ""
@@ -297,7 +321,7 @@ class CorgiJudge:
         qtype: str,
         question: Question,
         answer: Answer,
-        context: JudgeContext,
+        context: ScorerContext,
         trace: list[TraceEntry],
         general: list[str],
     ) -> list[str]:

@@ -1,12 +1,12 @@
 """`corgi-single`: CORGI's single-LLM baseline: one call scores every sub-metric; same output shape as `corgi`."""
 
-from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
+from biarena.judges.base import Judgement, JudgeReplyError, ScorerContext, TraceEntry
 from biarena.judges.corgi import (
-    DIMENSION_KEYS,
     REASON_CHARS,
     SYSTEM,
     CorgiJudge,
     aggregate,
+    corgi_infos,
     details,
     header,
     metric_block,
@@ -28,9 +28,9 @@ class CorgiSingleJudge(CorgiJudge):
 
     name = "corgi-single"
     version = "1"
-    produces = ("corgi-single", *(f"corgi-single.{key}" for key in DIMENSION_KEYS))
+    infos = corgi_infos("corgi-single", "CORGI single", "one call scores every sub-metric")
 
-    def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Score every dimension in one call, then aggregate as `corgi` does."""
         rubric = corgi_rubric(context.rubric or {})
         qtype = question_type(question) or ""

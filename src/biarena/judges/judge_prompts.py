@@ -10,7 +10,7 @@ from sqlglot.errors import SqlglotError
 
 from biarena.agents.prompting import table_text
 from biarena.errors import FormatError
-from biarena.judges.base import JudgeContext, Judgement, TraceEntry
+from biarena.judges.base import Judgement, ScorerContext, TraceEntry
 from biarena.judges.rubric import load_builtin_rubric
 from biarena.records import Answer, Question, Step
 
@@ -24,7 +24,7 @@ FULL_TABLES = 8
 """A database with at most this many tables is described in full when the answer names none of them."""
 
 
-def rubric_data(context: JudgeContext, builtin: str, kind: str) -> dict[str, Any]:
+def rubric_data(context: ScorerContext, builtin: str, kind: str) -> dict[str, Any]:
     """The rubric in force (the context's, else the judge's packaged one), checked to be for `kind`."""
     data = context.rubric if context.rubric is not None else load_builtin_rubric(builtin).data
     if data.get("rubric") != kind:
@@ -81,7 +81,7 @@ def sql_tables(sql: str, dialect: str | None = None) -> set[str]:
     return {t.name.lower() for t in tree.find_all(exp.Table) if t.name and t.name.lower() not in ctes}
 
 
-def database_text(context: JudgeContext, question: Question, answer: Answer | None = None) -> str:
+def database_text(context: ScorerContext, question: Question, answer: Answer | None = None) -> str:
     """The database as a judge is shown it: DDL and sample rows of the tables the question and the answer's SQL
     name, then the other tables with their columns (a small database is shown in full when none is named)."""
     scoring = context.scoring
@@ -114,7 +114,7 @@ def database_text(context: JudgeContext, question: Question, answer: Answer | No
     return scoring.memo(question, key, make)
 
 
-def table_columns(context: JudgeContext, question: Question) -> str:
+def table_columns(context: ScorerContext, question: Question) -> str:
     """Every table of the question's database with its columns, one line each (a compact schema)."""
     scoring = context.scoring
 

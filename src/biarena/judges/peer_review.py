@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from biarena.errors import UsageError
-from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
+from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import database_text, failed, prompt_texts, render, rubric_data, steps_text, user
 from biarena.records import Answer, Question
+from biarena.scoring.score_info import ScoreInfo
 
 STAGES = ("planning", "tool_employment", "synthesis")
 """The stages reviewed, in order (DB QA's IP, TE and IS)."""
@@ -50,12 +51,35 @@ def _missing(stage: str, answer: Answer) -> str | None:
     return None
 
 
-class PeerReviewJudge:
+class PeerReviewJudge(JudgeScorer):
     """Reviewers and meta-reviewers per stage; the meta-reviewers' majority decides Perfect or Imperfect."""
 
     name = "peer-review"
     version = "1"
-    produces = ("peer-review", "peer-review.planning", "peer-review.tool_employment", "peer-review.synthesis")
+    infos = (
+        ScoreInfo(
+            "peer-review",
+            "peer review",
+            "1 when the meta-reviewers find every stage Perfect (plan, SQL with results, answer), else 0",
+            needs=frozenset({"model"}),
+            headline=True,
+            kind="judge",
+        ),
+        *(
+            ScoreInfo(
+                f"peer-review.{stage}",
+                label,
+                f"1 when the meta-reviewers find the {what} Perfect, else 0",
+                needs=frozenset({"model"}),
+                kind="judge",
+            )
+            for stage, label, what in (
+                ("planning", "planning", "plan"),
+                ("tool_employment", "tool use", "SQL and its results"),
+                ("synthesis", "synthesis", "answer text"),
+            )
+        ),
+    )
     needs_model = True
     default_rubric = "peer_review.yaml"
 
@@ -77,7 +101,7 @@ class PeerReviewJudge:
         """Every question: the review needs no reference."""
         return True
 
-    def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Review each stage the answer has; Perfect in all stages is `peer-review`."""
         rubric = rubric_data(context, self.default_rubric, self.name)
         prompts = prompt_texts(rubric, PROMPTS)
@@ -114,7 +138,7 @@ class PeerReviewJudge:
         )
 
     def _stage(
-        self, stage: str, prompts: dict[str, str], values: dict[str, str], context: JudgeContext, trace: list
+        self, stage: str, prompts: dict[str, str], values: dict[str, str], context: ScorerContext, trace: list
     ) -> dict[str, Any]:
         reviews = []
         for i in range(self.reviewers):

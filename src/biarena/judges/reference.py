@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from biarena.errors import FormatError
-from biarena.judges.base import JudgeContext, Judgement, JudgeReplyError, TraceEntry
+from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import failed, prompt_texts, render, rubric_data, user
 from biarena.records import Answer, Question
+from biarena.scoring.score_info import ScoreInfo
 
 RATIONALE_CHARS = 400
 CONCLUSIVE_SCHEMA = {
@@ -63,12 +64,30 @@ def question_type(question: Question) -> str:
     return "other"
 
 
-class ReferenceJudge:
+class ReferenceJudge(JudgeScorer):
     """Match / Not Match for conclusive questions, 1-5 for interpretive ones, against the reference answer."""
 
     name = "reference"
     version = "1"
-    produces = ("reference.match", "reference.score")
+    infos = (
+        ScoreInfo(
+            "reference.match",
+            "ref match",
+            "a conclusive question's answer matches its reference answer (1) or not (0)",
+            needs=frozenset({"reference", "model"}),
+            headline=True,
+            kind="judge",
+        ),
+        ScoreInfo(
+            "reference.score",
+            "ref 1-5",
+            "how well an interpretive question's answer agrees with its reference answer, 1-5",
+            range=(1.0, 5.0),
+            needs=frozenset({"reference", "model"}),
+            headline=True,
+            kind="judge",
+        ),
+    )
     needs_model = True
     default_rubric = "reference.yaml"
 
@@ -89,7 +108,7 @@ class ReferenceJudge:
         """Questions with a reference answer."""
         return bool(question.reference_answer and question.reference_answer.strip())
 
-    def judge(self, question: Question, answer: Answer, context: JudgeContext) -> Judgement:
+    def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Compare the answer's text with the reference in one model call."""
         rubric = rubric_data(context, self.default_rubric, self.name)
         prompts = prompt_texts(rubric, ("conclusive", "interpretive"))

@@ -6,14 +6,13 @@ Each name is imported from its module when first used: a summary of stored score
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "SCORERS": "registry",
     "ScoringBudget": "budget",
     "Tolerance": "columns",
     "ScoringContext": "context",
     "results_match": "execution_match",
     "ResultSimilarity": "result_similarity",
     "result_similarity": "result_similarity",
-    "Scorer": "scorer",
+    "MetricScorer": "scorer",
     "SemanticSimilarity": "semantic_similarity",
     "semantic_similarity": "semantic_similarity",
 }

@@ -1,5 +1,6 @@
 """ScoringContext: what a scorer may use, with each statement's result computed once."""
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -27,6 +28,8 @@ class ScoringContext:
     databases: DatabasePool
     tolerance: Tolerance = field(default_factory=Tolerance)
     budget: ScoringBudget = field(default_factory=ScoringBudget)
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    """Held by whatever runs statements or fills the caches while scorers run on several threads."""
     _results: dict[tuple[str, str, str], Outcome] = field(default_factory=dict, repr=False)
     _statements: dict[tuple[str, str, str], PreparedStatement | SqlProblem] = field(default_factory=dict, repr=False)
     _columns: dict[int, tuple[QueryResult, list[Column]]] = field(default_factory=dict, repr=False)
@@ -91,13 +94,14 @@ class ScoringContext:
 
     def forget(self, question: Question) -> None:
         """Drop cached results and trees of a question's statements (to bound memory on large runs)."""
-        for key in [k for k in self._results if k[0] == question.database and k[1] == "answer"]:
-            outcome = self._results.pop(key)
+        # list() copies the keys at once: a scorer on another thread may be adding some meanwhile
+        for key in [k for k in list(self._results) if k[0] == question.database and k[1] == "answer"]:
+            outcome = self._results.pop(key, None)
             self._columns.pop(id(outcome), None)
-        for key in [k for k in self._statements if k[0] == question.database and k[1] == "answer"]:
-            del self._statements[key]
-        for key in [k for k in self._memo if k[0] == question.database and k[1] == question.id]:
-            del self._memo[key]
+        for key in [k for k in list(self._statements) if k[0] == question.database and k[1] == "answer"]:
+            self._statements.pop(key, None)
+        for key in [k for k in list(self._memo) if k[0] == question.database and k[1] == question.id]:
+            self._memo.pop(key, None)
 
 
 @lru_cache(maxsize=4096)

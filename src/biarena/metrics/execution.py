@@ -1,17 +1,48 @@
 """Execution scores: `execution` (final SQL runs), `ser` (share of SQL that runs), `valid_sql`."""
 
-from biarena.db import SqlProblem
-from biarena.metrics.context import ScoringContext
-from biarena.metrics.scorer import make_score
+import math
+
+from biarena.db import QueryResult, SqlProblem
+from biarena.metrics.context import Outcome, ScoringContext
+from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.records import Answer, Question, Score
+from biarena.scoring.score_info import ScoreInfo
+
+_RUNS = frozenset({"database"})
 
 
-class ExecutionScorer:
+def valid_sql(answer: Answer, final: Outcome | None = None) -> int:
+    """Statements of the answer that ran and returned rows; an answer without steps counts its final SQL's
+    outcome, when given (one place for `valid_sql` and `interaction.valid_sql`)."""
+    if answer.steps:
+        return sum(1 for s in answer.steps if s.ok and (s.row_count or 0) > 0)
+    return int(isinstance(final, QueryResult) and final.row_count > 0)
+
+
+class ExecutionScorer(MetricScorer):
     """Whether the answer's SQL runs; SER as a 0-1 fraction; statements with non-empty results."""
 
     name = "execution"
     version = "1"
-    produces = ("execution", "ser", "valid_sql")
+    infos = (
+        ScoreInfo("execution", "Exec", "whether the answer's final SQL runs", needs=_RUNS, shown=False),
+        ScoreInfo(
+            "ser",
+            "SER",
+            "SQL success execution rate: the share of the answer's statements that ran",
+            needs=_RUNS,
+            headline=True,
+        ),
+        ScoreInfo(
+            "valid_sql",
+            "Valid SQL",
+            "statements that ran and returned rows",
+            range=(0.0, math.inf),
+            higher_is_better=None,
+            needs=_RUNS,
+            shown=False,
+        ),
+    )
 
     def __call__(self, question: Question, answer: Answer, context: ScoringContext) -> list[Score]:
         """Score one answer."""
@@ -26,14 +57,13 @@ class ExecutionScorer:
         if steps:
             ran = sum(1 for s in steps if s.ok)
             ser = ran / len(steps)
-            valid = sum(1 for s in steps if s.ok and (s.row_count or 0) > 0)
             total = len(steps)
         elif outcome is not None:
             ran = int(execution)
             ser, total = float(execution), 1
-            valid = int(execution == 1.0 and outcome.row_count > 0)  # type: ignore[union-attr]
         else:
-            ran, ser, total, valid = 0, 0.0, 0, 0
+            ran, ser, total = 0, 0.0, 0
+        valid = valid_sql(answer, outcome)
         return [
             make_score(self, question, "execution", execution, rationale=why),
             make_score(

@@ -3,16 +3,25 @@
 from biarena.db import SqlProblem
 from biarena.metrics.context import ScoringContext, orders_rows
 from biarena.metrics.execution_match import results_match
-from biarena.metrics.scorer import make_score
+from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.records import Answer, Question, Score
+from biarena.scoring.score_info import ScoreInfo
 
 
-class ExecutionAccuracyScorer:
+class ExecutionAccuracyScorer(MetricScorer):
     """Bag equality of rows, ordered only when the gold orders; column order and rounding free."""
 
     name = "execution_accuracy"
     version = "1"
-    produces = ("execution_accuracy",)
+    infos = (
+        ScoreInfo(
+            "execution_accuracy",
+            "EA",
+            "execution accuracy: the final SQL's rows equal one gold query's rows",
+            needs=frozenset({"gold_sql", "database"}),
+            headline=True,
+        ),
+    )
 
     def __call__(self, question: Question, answer: Answer, context: ScoringContext) -> list[Score]:
         """Score one answer."""

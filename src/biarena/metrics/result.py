@@ -3,18 +3,27 @@
 from biarena.db import SqlProblem
 from biarena.metrics.context import ScoringContext, orders_rows
 from biarena.metrics.result_similarity import result_similarity
-from biarena.metrics.scorer import make_score
+from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.records import Answer, Question, Score
+from biarena.scoring.score_info import ScoreInfo
 
-_NAMES = ("result_precision", "result_recall", "result_f1")
+_GOLD = frozenset({"gold_sql", "database"})
+_INFOS = (
+    ScoreInfo(
+        "result_precision", "Res P", "BIS result precision: answer columns that match a gold column", needs=_GOLD
+    ),
+    ScoreInfo("result_recall", "Res R", "BIS result recall: gold columns matched by an answer column", needs=_GOLD),
+    ScoreInfo("result_f1", "Res F1", "BIS result F1 of the columns matched by value", needs=_GOLD, headline=True),
+)
+_NAMES = tuple(info.name for info in _INFOS)
 
 
-class ResultSimilarityScorer:
+class ResultSimilarityScorer(MetricScorer):
     """Columns matched by value (names ignored), one to one; the best F1 over gold queries."""
 
     name = "result_similarity"
     version = "1"
-    produces = _NAMES
+    infos = _INFOS
 
     def _all(self, question: Question, values: tuple, why: str, **sub: object) -> list[Score]:
         return [make_score(self, question, n, v, rationale=why, **sub) for n, v in zip(_NAMES, values, strict=True)]

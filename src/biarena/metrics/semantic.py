@@ -3,17 +3,26 @@
 from biarena.db import SqlProblem
 from biarena.metrics.budget import OverBudget
 from biarena.metrics.context import ScoringContext
-from biarena.metrics.scorer import make_score
+from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.metrics.semantic_similarity import ComparableQuery, SemanticSimilarity, comparable, compare
 from biarena.records import Answer, Question, Score
+from biarena.scoring.score_info import ScoreInfo
 
 
-class SemanticSimilarityScorer:
+class SemanticSimilarityScorer(MetricScorer):
     """BIS 5.1 with the errata, both queries transpiled to the benchmark's dialect, within the scoring budget."""
 
     name = "semantic_similarity"
     version = "1"
-    produces = ("semantic_similarity",)
+    infos = (
+        ScoreInfo(
+            "semantic_similarity",
+            "Sem",
+            "BIS semantic similarity: how close the final SQL's syntax tree is to the nearest gold query's",
+            needs=frozenset({"gold_sql", "database"}),
+            headline=True,
+        ),
+    )
 
     def _gold(self, question: Question, sql: str, context: ScoringContext, dialect: str) -> ComparableQuery | None:
         statement = context.statement(question, sql, gold=True)

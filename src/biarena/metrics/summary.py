@@ -1,4 +1,5 @@
-"""summarize: mean scores by label or language with coverage; a question without an answer counts 0."""
+"""summarize: mean scores by label or language with coverage; a question without an answer counts 0 (as each
+score's declaration says)."""
 
 from collections import Counter
 from collections.abc import Collection
@@ -7,9 +8,7 @@ from dataclasses import dataclass
 from biarena.records import Answer, Question, Score
 from biarena.records.outcome import outcome_of
 from biarena.runner.store import scores_by_question
-
-GOLD_SCORES = frozenset({"execution_accuracy", "semantic_similarity", "result_precision", "result_recall", "result_f1"})
-"""Scores that compare with the gold: None for one of them means the gold cannot be compared, not a miss."""
+from biarena.scoring.infos import ScoreInfos
 
 ANSWERED = ("ran", "sql_failed")
 """Outcome kinds that count as answered (coverage): the system answered, whether or not its SQL ran."""
@@ -37,8 +36,10 @@ class SummaryRow:
 
 
 def unusable_gold(scores: list[Score]) -> set[tuple[str, str]]:
-    """(question id, score name) pairs whose gold cannot be compared, as the scorers recorded it."""
-    return {(s.question_id, s.name) for s in scores if s.value is None and s.name in GOLD_SCORES}
+    """(question id, score name) pairs whose gold cannot be compared, as the scorers recorded it (None for a score
+    that compares with the gold means the gold cannot be compared, not a miss)."""
+    infos = ScoreInfos.of(scores)
+    return {(s.question_id, s.name) for s in scores if s.value is None and infos.info(s.name).needs_gold}
 
 
 def _kinds(questions: list[Question], answers: list[Answer] | None, scores: list[Score]) -> dict[str, str]:
@@ -61,9 +62,11 @@ def counted_scores(
 
     A question the system did not answer (no answer, or not run yet) counts 0 for every score the run has, except
     a score against a gold that cannot be compared (no gold SQL, or a gold that fails: recorded None here or in
-    `unusable`, e.g. by another run of the same questions). An answer not scored yet is left out. Pass the answers:
-    without them a scored question counts as answered, whatever its outcome.
+    `unusable`, e.g. by another run of the same questions) and a score averaged over answered questions only. An
+    answer not scored yet is left out. Pass the answers: without them a scored question counts as answered,
+    whatever its outcome.
     """
+    infos = ScoreInfos.of(scores)
     table = scores_by_question(scores)
     names = {s.name for s in scores}
     kinds = _kinds(questions, answers, scores)
@@ -79,10 +82,11 @@ def counted_scores(
             if stored.get(name) is not None:  # a score given to the missing answer itself (e.g. a judge's) stands
                 values[name] = stored[name]
                 continue
-            gold_missing = name in GOLD_SCORES and (
+            info = infos.info(name)
+            gold_missing = info.needs_gold and (
                 not question.gold_sql or (question.id, name) in known or (name in stored and stored[name] is None)
             )
-            values[name] = None if gold_missing else 0.0
+            values[name] = None if gold_missing or info.average == "answered" else 0.0
         counted[question.id] = values
     return counted
 

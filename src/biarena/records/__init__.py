@@ -6,6 +6,8 @@ from biarena.records.outcome import Outcome, outcome_of
 from biarena.records.question import Question
 from biarena.records.runspec import RunSpec
 from biarena.records.score import Score
+from biarena.records.score_record import ScoreRecord
+from biarena.records.trace import TraceEntry
 
 __all__ = [
     "Answer",
@@ -15,8 +17,10 @@ __all__ = [
     "Question",
     "RunSpec",
     "Score",
+    "ScoreRecord",
     "Step",
     "SystemSpec",
+    "TraceEntry",
     "Usage",
     "outcome_of",
 ]

@@ -20,9 +20,6 @@ from biarena.report.significance import (
 from biarena.votes.leaderboard import Leaderboard
 from biarena.votes.vote_file import VoteFile
 
-METRICS = ["ser", "execution_accuracy", "semantic_similarity", "result_f1"]
-"""The deterministic scores reports put intervals on, in their order."""
-
 
 @dataclass(frozen=True)
 class Section:
@@ -40,7 +37,7 @@ class Analysis:
 
     comparison: Comparison
     names: list[str]
-    """Score names with intervals: the deterministic metrics present, then each judge's headline scores."""
+    """Score names with intervals: the metrics' headline scores present, then each judge's headline scores."""
     sections: list[Section]
     judges: list[JudgeScores]
     dimensions: dict[str, dict[str, dict[str, float | None]]]
@@ -64,7 +61,8 @@ def analyse(
     comparison = compare(runs)
     judges = judges_in(runs)
     present = set(comparison.names)
-    names = [n for n in METRICS if n in present] + [h for j in judges for h in j.headlines if h in present]
+    infos = comparison.infos
+    names = infos.headlines(present, judges=False) + [h for j in judges for h in j.headlines if h in present]
     same_benchmark = len({run.spec.benchmark_name for run in runs}) == 1
     unusable = set().union(*(unusable_gold(run.scores) for run in runs)) if same_benchmark and runs else set()
     tables = [counted_table(s.run, s.questions, unusable) for s in comparison.summaries]
@@ -84,7 +82,8 @@ def analyse(
     dimensions = {j.judge: {run.label: dimension_means(run, j) for run in runs} for j in judges if j.dimensions}
     significance = Significance(
         paired=paired_rows(runs, tables, names),
-        anova=anova_rows(runs, tables, [n for n in names if n == "ser" or n not in METRICS]),
+        # across question types: the scores that need no gold (CORGI compares SER and the judges' scores)
+        anova=anova_rows(runs, tables, [n for n in names if not infos.info(n).needs_gold]),
         agreement=agreement_rows(runs, tables, judges),
         hotelling=hotelling_rows(runs, judges),
     )

@@ -1,20 +1,21 @@
 """auto_scores: a run's automatic scores as a leaderboard shows them beside the human votes."""
 
-from biarena.judges import JUDGE_CLASSES
 from biarena.metrics.summary import overall
 from biarena.report.run_data import RunData
+from biarena.scoring.infos import ScoreInfos, registered_infos
 from biarena.votes.leaderboard import Contender
 
-AUTO_SCORES = ("execution_accuracy", "ser", "result_f1", "semantic_similarity")
-"""Automatic scores the leaderboard shows beside the human ones."""
+AUTO_SCORES = tuple(i.name for i in registered_infos() if i.headline and not i.is_judge)
+"""The metrics' headline scores, which the leaderboard shows beside the human ones (and may combine with them)."""
 
 
 def auto_scores(run: RunData) -> dict[str, float | None]:
-    """The metrics in AUTO_SCORES and each judge's headline score the run has, as `biarena show` reports their means."""
+    """The metrics' headline scores and each other headline score the run has, as `biarena show` reports their
+    means."""
     names = sorted({s.name for s in run.scores})
     row = overall(run.questions, run.scores, names, answers=run.answers)
     scores = {metric: row.means.get(metric) for metric in AUTO_SCORES}
-    scores.update({name: row.means.get(name) for name in names if name in JUDGE_CLASSES})
+    scores.update({name: row.means.get(name) for name in ScoreInfos.of(run.scores).headlines(names)})
     return scores
 
 

@@ -1,23 +1,12 @@
 """compare: runs summarized side by side on the questions they share, with what happened to each question."""
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from biarena.metrics.summary import ANSWERED, SummaryRow, overall, summarize, unusable_gold
 from biarena.records import Question
 from biarena.report.run_data import RunData
-
-KNOWN_SCORES = [
-    "execution",
-    "ser",
-    "valid_sql",
-    "execution_accuracy",
-    "semantic_similarity",
-    "result_precision",
-    "result_recall",
-    "result_f1",
-]
-"""The deterministic metrics in the order tables show them; other scores (judges) follow by name."""
+from biarena.scoring.infos import ScoreInfos
 
 
 @dataclass(frozen=True)
@@ -42,17 +31,19 @@ class Comparison:
 
     summaries: list[RunSummary]
     names: list[str]
-    """Score names present in any run, known metrics first."""
+    """Score names present in any run, in registry order (each scorer's in its order), undeclared ones last."""
     warnings: list[str]
     """What the reader must know to compare (different question sets, different benchmarks)."""
     shared: list[str] | None
     """Ids of the questions compared when the runs' question sets differ (None when they agree)."""
+    infos: ScoreInfos = field(default_factory=ScoreInfos)
+    """The declarations of the runs' scores (labels, which are judges', which compare with the gold)."""
 
 
 def score_names(runs: list[RunData]) -> list[str]:
-    """Score names present in the runs, the known metrics first in their usual order."""
-    present = {s.name for run in runs for s in run.scores}
-    return [n for n in KNOWN_SCORES if n in present] + sorted(present - set(KNOWN_SCORES))
+    """Score names present in the runs, in registry order (each scorer's in its order), undeclared ones last."""
+    scores = [s for run in runs for s in run.scores]
+    return ScoreInfos.of(scores).ordered(s.name for s in scores)
 
 
 def _shared_questions(runs: list[RunData]) -> tuple[list[str] | None, list[str]]:
@@ -106,4 +97,4 @@ def compare(runs: list[RunData]) -> Comparison:
                 errors=_errors(run, questions),
             )
         )
-    return Comparison(summaries, names, warnings, shared)
+    return Comparison(summaries, names, warnings, shared, ScoreInfos.of(s for run in runs for s in run.scores))

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from biarena.csv_cells import safe_row
-from biarena.errors import BiarenaError, UsageError
-from biarena.judges.registry import JUDGE_CLASSES, get_judge
+from biarena.errors import UsageError
 from biarena.metrics.summary import counted_scores, unusable_gold
 from biarena.report.comparison import score_names
 from biarena.report.run_data import RunData
@@ -55,23 +54,12 @@ def format_for(path: Path | None, given: str | None) -> str:
     return given
 
 
-def _judges_applying(names: list[str]) -> dict[str, Any]:
-    """The judges among the score names' scorers, made to ask which questions they judge."""
-    made = {}
-    for judge in {n.split(".", 1)[0] for n in names} & set(JUDGE_CLASSES):
-        try:
-            made[judge] = get_judge(judge)
-        except (BiarenaError, ImportError, AttributeError):
-            continue
-    return made
-
-
 def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
     """One record per question of each run, in run order; scores as the means count them (0 without an answer).
 
-    A judge's score is empty for a question the judge does not judge (e.g. `corgi` on a descriptive question)."""
+    A score is empty for a question its scorer does not score (e.g. `corgi` on a descriptive question)."""
     names = score_names(runs)
-    judges = _judges_applying(names)
+    scorers = {s.name: s.scorer for run in runs for s in run.scores}
     unusable: dict[str, set[tuple[str, str]]] = {}
     for run in runs:
         unusable.setdefault(run.spec.benchmark_name, set()).update(unusable_gold(run.scores))
@@ -83,8 +71,7 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
             outcome = run.outcome(question.id)
             values = dict(counted.get(question.id, {}))
             for name in names:
-                judge = judges.get(name.split(".", 1)[0])
-                if judge is not None and not judge.applies(question):
+                if not run.applies(scorers[name], question.id):
                     values[name] = None
             records.append(
                 {

@@ -20,13 +20,6 @@ from biarena.report.run_data import RunData, label_runs
 from biarena.report.svg_chart import PALETTE, grouped_bars, interval_plot
 from biarena.votes.vote_file import VoteFile
 
-SCORE_COLUMNS = [
-    ("ser", "SER"),
-    ("execution_accuracy", "Exec. accuracy"),
-    ("semantic_similarity", "SQL similarity"),
-    ("result_f1", "Result F1"),
-]
-
 OUTCOME_TEXT = {
     "ran": "ran",
     "sql_failed": "SQL failed",
@@ -39,11 +32,6 @@ OUTCOME_TEXT = {
 
 def _category(question_label: str) -> str:
     return readable(question_label)
-
-
-def header_of(name: str) -> str:
-    """A score's column header in the report."""
-    return dict(SCORE_COLUMNS).get(name, name)
 
 
 def _run_row(summary: RunSummary, colour: str) -> dict[str, Any]:
@@ -227,7 +215,8 @@ def build_context(
     """Everything the template shows, computed from the runs (and the arena's votes and judge check, when given)."""
     analysis = analyse(runs, votes=votes, judge_check=judge_check)
     comparison = analysis.comparison
-    names = [n for n, _ in SCORE_COLUMNS]
+    infos = comparison.infos
+    names = infos.headlines(comparison.names, judges=False)
     compared = comparison.summaries[0].questions if comparison.summaries else []
     categories = sorted({q.labels[0] for s in comparison.summaries for q in s.questions if q.labels})
     per_run = [_run_row(s, PALETTE[i % len(PALETTE)]) for i, s in enumerate(comparison.summaries)]
@@ -238,19 +227,17 @@ def build_context(
     charts = []
     by = "category" if analysis.section("category") is not None else "type"
     by_text = "category" if by == "category" else "question type"
-    for name, header in (("ser", "SQL success execution rate (SER)"), ("result_f1", "Result F1")):
+    for name in names:
         groups, means, bounds = _series(analysis, by, name)
         if groups:
-            charts.append(
-                grouped_bars([_category(c) for c in groups], means, title=f"{header} by {by_text}", intervals=bounds)
-            )
+            title = f"{infos.label(name)} by {by_text}"
+            charts.append(grouped_bars([_category(c) for c in groups], means, title=title, intervals=bounds))
     if by == "category" and analysis.section("type") is not None:
         by = "type"
-        groups, means, bounds = _series(analysis, "type", "ser")
+        groups, means, bounds = _series(analysis, "type", names[0]) if names else ([], {}, {})
         if groups:
-            charts.append(
-                grouped_bars([readable(g) for g in groups], means, title="SER by question type", intervals=bounds)
-            )
+            title = f"{infos.label(names[0])} by question type"
+            charts.append(grouped_bars([readable(g) for g in groups], means, title=title, intervals=bounds))
     judge_names = [n for j in analysis.judges for n in (*j.headlines, *(f"{j.judge}.{d}" for d in j.dimensions))]
     sections = [
         {
@@ -268,19 +255,20 @@ def build_context(
         "warnings": comparison.warnings,
         "compared": len(compared),
         "names": names,
-        "columns": SCORE_COLUMNS,
+        "columns": [(n, infos.label(n)) for n in names],
+        "legend": [(infos.label(n), infos.info(n).description) for n in names],
         "with_cost": any(r["usage"].cost is not None for r in per_run),
         "not_run": any(r["outcomes"]["unanswered"] for r in per_run),
         "by_category": by_category,
         "categories": categories,
         "category_names": {c: _category(c) for c in categories},
         "charts": charts,
-        "interval_names": [(n, header_of(n)) for n in analysis.names],
+        "interval_names": [(n, infos.label(n)) for n in analysis.names],
         "sections": sections,
         "judges": _judge_blocks(analysis, by),
         "arena": _arena(analysis, analysis.names),
         "significance": analysis.significance,
-        "header_of": header_of,
+        "header_of": infos.label,
         "drill": _drill(runs, judge_names),
         "outcome_text": OUTCOME_TEXT,
         "answer_css": ANSWER_CSS,

@@ -1,4 +1,4 @@
-"""Judge scores in runs, read generically: any score a deterministic metric did not give, grouped by its scorer."""
+"""Judge scores in runs, read from their declarations: each judge's headline scores and its dimensions."""
 
 from dataclasses import dataclass
 from statistics import fmean
@@ -6,6 +6,7 @@ from statistics import fmean
 from biarena.report.judge_tables import judge_scores
 from biarena.report.run_data import RunData
 from biarena.report.svg_chart import nice_maximum
+from biarena.scoring.infos import ScoreInfos
 
 DIMENSION_KEYS = ("dimensions_on_scale", "dimensions")
 """Headline sub_scores keys that may carry a judge's dimension values when it stores no score per dimension."""
@@ -26,17 +27,16 @@ class JudgeScores:
 
 
 def judges_in(runs: list[RunData]) -> list[JudgeScores]:
-    """Every judge that scored any of the runs, with its score names."""
+    """Every judge that scored any of the runs, with its score names: its declared headlines (else the score named
+    like it, else all) and its other scores as dimensions (else those its headline's sub-scores carry)."""
     scores = [score for run in runs for score in run.scores]
+    infos = ScoreInfos.of(scores)
     judges = []
     for judge, found in judge_scores(scores).items():
-        if judge in found:
-            headlines = [judge]
-            dimensions = [n.removeprefix(judge + ".") for n in found if n.startswith(judge + ".")]
-            if not dimensions:
-                dimensions = sorted({k for run in runs for k in _sub_dimensions(run, judge)})
-        else:
-            headlines, dimensions = list(found), []
+        headlines = [n for n in found if infos.info(n).headline] or ([judge] if judge in found else list(found))
+        dimensions = [n.removeprefix(judge + ".") for n in found if n not in headlines and n.startswith(judge + ".")]
+        if not dimensions and headlines == [judge]:
+            dimensions = sorted({k for run in runs for k in _sub_dimensions(run, judge)})
         values = [s.value for s in scores if s.scorer == judge]
         judges.append(JudgeScores(judge, headlines, dimensions, nice_maximum(values)))
     return judges

@@ -2,11 +2,10 @@
 
 from dataclasses import dataclass
 
-from biarena.errors import BiarenaError
-from biarena.judges.registry import JUDGE_CLASSES, get_judge
 from biarena.metrics.summary import SummaryRow, overall, summarize
 from biarena.records import Question, Score
 from biarena.report.comparison import Comparison, RunSummary
+from biarena.scoring.infos import ScoreInfos
 
 TYPE_PREFIXES = ("corgi:type", "dbqa:", "bibench:", "bis:")
 """Labels that name a question's type, in the order they are looked for."""
@@ -22,29 +21,13 @@ def question_type(question: Question) -> str:
 
 
 def judge_scores(scores: list[Score]) -> dict[str, list[str]]:
-    """Judge name -> its score names in the runs: the headline (named like the judge) first, then in its order."""
+    """Judge name -> its score names in the runs, in its declared order (undeclared ones last)."""
+    infos = ScoreInfos.of(scores)
     names: dict[str, set[str]] = {}
     for score in scores:
-        if score.scorer in JUDGE_CLASSES:
+        if infos.is_judge(score.name):
             names.setdefault(score.scorer, set()).add(score.name)
-    ordered = {}
-    for judge, present in sorted(names.items()):
-        try:
-            produced = list(get_judge(judge).produces)
-        except (BiarenaError, ImportError, AttributeError):
-            produced = []
-        ordered[judge] = [n for n in produced if n in present] + sorted(present - set(produced))
-    return ordered
-
-
-def _applies(judge: str, questions: list[Question], scores: list[Score]) -> list[Question]:
-    """The questions the judge judges (those it scored, when the judge cannot be asked)."""
-    try:
-        made = get_judge(judge)
-        return [q for q in questions if made.applies(q)]
-    except (BiarenaError, ImportError, AttributeError):
-        scored = {s.question_id for s in scores if s.scorer == judge}
-        return [q for q in questions if q.id in scored]
+    return {judge: infos.ordered(present) for judge, present in sorted(names.items())}
 
 
 @dataclass(frozen=True)
@@ -63,7 +46,7 @@ def judge_rows(comparison: Comparison, judge: str, names: list[str]) -> list[Jud
     rows = []
     for summary in comparison.summaries:
         run = summary.run
-        questions = _applies(judge, summary.questions, run.scores)
+        questions = [q for q in summary.questions if run.applies(judge, q.id)]
         if not questions:
             continue
         mine = [s for s in run.scores if s.scorer == judge or s.name in names]
@@ -77,14 +60,6 @@ def judge_rows(comparison: Comparison, judge: str, names: list[str]) -> list[Jud
     return rows
 
 
-SHORT = {
-    "operational_implementability": "implementability",
-    "purpose_alignment": "purpose",
-    "insightfulness": "insight",
-    "data_sense": "data sense",
-}
-"""Shorter headers for long dimension names."""
-
 LEGEND = (
     "judges: 'counted' is the questions a judge judges that count in its means (a question without an answer counts "
     "0, one not judged yet is left out); 'failed': judgements without a value (see why with show RUN --trace ID). "
@@ -92,12 +67,9 @@ LEGEND = (
 )
 
 
-def judge_header(judge: str, name: str) -> str:
-    """A judge score's column header: its dimension (or `score` for the headline)."""
-    if name == judge:
-        return "score"
-    short = name.removeprefix(judge + ".")
-    return SHORT.get(short, short)
+def judge_header(infos: ScoreInfos, judge: str, name: str) -> str:
+    """A judge score's column header: `score` for the score named like the judge, else its label."""
+    return "score" if name == judge else infos.label(name)
 
 
 def judge_tables(comparison: Comparison) -> list[tuple[str, list[str], list[list[str]], set[int]]]:
@@ -107,7 +79,7 @@ def judge_tables(comparison: Comparison) -> list[tuple[str, list[str], list[list
     several = len(comparison.summaries) > 1
     for judge, names in judge_scores(scores).items():
         headers = ["question type", *(["run"] if several else []), "counted", "failed"]
-        headers += [judge_header(judge, n) for n in names]
+        headers += [judge_header(comparison.infos, judge, n) for n in names]
         cells = []
         for item in judge_rows(comparison, judge, names):
             judged = max((item.row.counts.get(n, 0) for n in names), default=0)

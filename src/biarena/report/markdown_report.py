@@ -2,7 +2,6 @@
 
 from biarena.report.analysis import Analysis
 from biarena.report.groups import readable
-from biarena.report.html_report import header_of
 from biarena.report.tables import markdown_table, outcome_line, run_title
 
 
@@ -37,7 +36,7 @@ def _arena(analysis: Analysis) -> list[str]:
 
 def _sections(analysis: Analysis) -> list[str]:
     parts = []
-    headers_scores = [header_of(n) for n in analysis.names]
+    headers_scores = [analysis.comparison.infos.label(n) for n in analysis.names]
     for section in analysis.sections:
         several = len(section.runs) > 1
         headers = ["group", *(["run"] if several else []), "questions", *headers_scores]
@@ -83,7 +82,7 @@ def _tests(analysis: Analysis) -> list[str]:
     if sig.paired:
         rows = [
             [
-                header_of(r.score),
+                analysis.comparison.infos.label(r.score),
                 f"{r.second} - {r.first}",
                 f"{r.result.difference:+.3f}",
                 _interval(r.result.low, r.result.high).strip(),
@@ -100,7 +99,7 @@ def _tests(analysis: Analysis) -> list[str]:
         rows = [
             [
                 r.run,
-                header_of(r.score),
+                analysis.comparison.infos.label(r.score),
                 _num(r.result.f, 2),
                 f"{r.result.df_between}, {r.result.df_within}",
                 _p(r.result.p),

@@ -21,6 +21,8 @@ class RunData:
     scores: list[Score]
     label: str = ""
     """How reports name the run; `label_runs` makes the labels of compared runs distinct."""
+    not_applicable: set[tuple[str, str]] = field(default_factory=set)
+    """(question id, scorer) pairs the scorer does not score, as the scoring stored them."""
     _answers: dict[str, Answer] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -34,7 +36,8 @@ class RunData:
             spec = store.spec()
             if spec is None:
                 raise FormatError(f"{path}: the run has not started")
-            return cls(path, spec, store.questions(), store.answers(), store.scores(), label or "")
+            questions, answers, scores = store.questions(), store.answers(), store.scores()
+            return cls(path, spec, questions, answers, scores, label or "", store.not_applicable())
 
     def answer(self, question_id: str) -> Answer | None:
         """The run's answer to a question, if it has one."""
@@ -43,6 +46,10 @@ class RunData:
     def outcome(self, question_id: str) -> Outcome:
         """What happened to a question in this run."""
         return outcome_of(self.answer(question_id))
+
+    def applies(self, scorer: str, question_id: str) -> bool:
+        """False when the scoring stored that the scorer does not score answers to the question."""
+        return (question_id, scorer) not in self.not_applicable
 
     def score_table(self) -> dict[str, dict[str, float | None]]:
         """question id -> score name -> value, as stored."""

@@ -4,50 +4,32 @@ import csv
 import io
 from typing import Any
 
-from biarena.judges.registry import JUDGE_CLASSES
 from biarena.metrics.summary import SummaryRow
-from biarena.report.comparison import KNOWN_SCORES, Comparison, RunSummary
+from biarena.report.comparison import Comparison, RunSummary
 from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
 from biarena.report.judge_tables import judge_json, judge_rows, judge_scores, judge_tables
-
-HEADERS = {
-    "execution": "Exec",
-    "ser": "SER",
-    "valid_sql": "Valid SQL",
-    "execution_accuracy": "EA",
-    "semantic_similarity": "Sem",
-    "result_precision": "Res P",
-    "result_recall": "Res R",
-    "result_f1": "Res F1",
-}
-"""Short headers for text tables."""
-
-SHOWN = ["ser", "execution_accuracy", "semantic_similarity", "result_precision", "result_recall", "result_f1"]
-"""The metrics text tables show; other scores a run has follow them, and judges' scores have tables of their own."""
 
 SECTIONS = [("by category", "by_label"), ("by language", "by_language"), ("overall", "overall")]
 """Table title and RunSummary field, in the order they print."""
 
 LEGEND = (
     "coverage: questions answered (the SQL ran or failed) of those asked; a question without an answer counts 0 "
-    "in every mean. EA: execution accuracy; Sem: SQL semantic similarity; Res: result similarity (P/R/F1). "
-    "'scored': questions with an execution accuracy (their gold runs); '-': nothing to score."
+    "in every mean. 'scored': questions with an execution accuracy (their gold runs); '-': nothing to score."
 )
 
 
-def is_judge_score(name: str) -> bool:
-    """True for a judge's score (`corgi`, `corgi.structure`, `interaction.plan_length`)."""
-    return name.split(".", 1)[0] in JUDGE_CLASSES
+def legend(comparison: Comparison) -> str:
+    """The metric tables' legend: how they count, then what each shown label means."""
+    infos = comparison.infos
+    labels = [f"{infos.label(n)}: {infos.info(n).description}" for n in shown_names(comparison)]
+    return LEGEND + (" " + "; ".join(labels) + "." if labels else "")
 
 
 def shown_names(comparison: Comparison) -> list[str]:
-    """Score names the metric tables show: the usual metrics, then any other score the runs have but judges'."""
-    return SHOWN + [n for n in comparison.names if n not in KNOWN_SCORES and not is_judge_score(n)]
-
-
-def header(name: str) -> str:
-    """A score's column header."""
-    return HEADERS.get(name, name)
+    """Score names the metric tables show: the runs' metrics their declarations show (judges have tables of
+    their own)."""
+    infos = comparison.infos
+    return [n for n in comparison.names if not infos.is_judge(n) and infos.info(n).shown]
 
 
 def section_rows(comparison: Comparison, field: str) -> list[tuple[RunSummary, SummaryRow]]:
@@ -122,7 +104,7 @@ def _row_json(row: SummaryRow, names: list[str]) -> dict[str, Any]:
 
 def comparison_json(comparison: Comparison) -> dict[str, Any]:
     """Everything `show` prints, as JSON-ready data with full-precision means (judges' scores under `judges`)."""
-    names = [n for n in comparison.names if not is_judge_score(n)]
+    names = [n for n in comparison.names if not comparison.infos.is_judge(n)]
     runs = []
     for summary in comparison.summaries:
         run = summary.run
@@ -167,7 +149,7 @@ def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
         for summary, row in section_rows(comparison, field):
             spec = summary.run.spec
             cells = [summary.run.label, spec.system, spec.model, spec.benchmark_name, title.split()[-1], row.group]
-            means = [None if is_judge_score(n) else row.means.get(n) for n in names]
+            means = [None if comparison.infos.is_judge(n) else row.means.get(n) for n in names]
             cells += [row.count, row.answered, row.coverage, *means]
             cells.append(row.counts.get("execution_accuracy", 0))
             if usage:
@@ -209,7 +191,8 @@ def comparison_rows(comparison: Comparison, field: str) -> tuple[list[str], list
     """Headers, text cells and numeric column indexes of one section, as text tables show it."""
     names = shown_names(comparison)
     several = len(comparison.summaries) > 1
-    headers = ["group", *(["run"] if several else []), "coverage", *(header(n) for n in names), "scored"]
+    labels = [comparison.infos.label(n) for n in names]
+    headers = ["group", *(["run"] if several else []), "coverage", *labels, "scored"]
     rows = []
     for summary, row in section_rows(comparison, field):
         cells = [row.group, *([summary.run.label] if several else []), coverage_text(row)]
@@ -248,7 +231,7 @@ def comparison_markdown(comparison: Comparison, *, usage: bool = False) -> str:
     if usage:
         headers, rows = usage_rows(comparison)
         parts.append("### usage\n\n" + markdown_table(headers, rows, set(range(1, len(headers)))))
-    parts.append(LEGEND)
+    parts.append(legend(comparison))
     if judged:
         parts.append(JUDGE_LEGEND)
     return "\n\n".join(parts) + "\n"

@@ -4,27 +4,29 @@ from pathlib import Path
 from typing import Any
 
 from biarena.errors import NotFoundError, did_you_mean
+from biarena.records import TraceEntry
 from biarena.runner import RunStore
+from biarena.scoring.infos import is_judge
 
 
 def _indent(text: str, prefix: str = "    ") -> list[str]:
     return [prefix + line for line in (text or "").splitlines()] or [prefix]
 
 
-def _entry_lines(number: int, entry: dict[str, Any]) -> list[str]:
-    tokens = f"{entry.get('prompt_tokens', 0)} prompt + {entry.get('completion_tokens', 0)} completion tokens"
-    how = "from the cache" if entry.get("cached") else tokens
-    lines = [f"  call {number}: {entry.get('role')} ({how})"]
-    for message in entry.get("messages") or []:
+def _entry_lines(number: int, entry: TraceEntry) -> list[str]:
+    tokens = f"{entry.prompt_tokens} prompt + {entry.completion_tokens} completion tokens"
+    how = "from the cache" if entry.cached else tokens
+    lines = [f"  call {number}: {entry.role} ({how})"]
+    for message in entry.messages:
         lines.append(f"   [{message.get('role')}]")
         lines += _indent(str(message.get("content", "")))
-    for index, rejected in enumerate(entry.get("rejected") or [], start=1):
+    for index, rejected in enumerate(entry.rejected, start=1):
         lines.append(f"   [reply {index}, rejected by the schema and asked again]")
         lines += _indent(rejected)
     lines.append("   [reply]")
-    lines += _indent(entry.get("reply") or "(empty)")
-    if entry.get("error"):
-        lines.append(f"   error: {entry['error']}")
+    lines += _indent(entry.reply or "(empty)")
+    if entry.error:
+        lines.append(f"   error: {entry.error}")
     return lines
 
 
@@ -41,7 +43,8 @@ def _score_lines(scores: list[Any]) -> list[str]:
 
 
 def trace_lines(paths: list[Path], question_id: str) -> list[str]:
-    """Every judgement stored for `question_id` in the runs: scores, then each model call's request and reply."""
+    """Every judgement stored for `question_id` in the runs (the results of judges, of scorers that called a model,
+    and of any scorer that failed): scores, then each model call's request and reply."""
     lines: list[str] = []
     for path in paths:
         with RunStore(path) as store:
@@ -49,21 +52,22 @@ def trace_lines(paths: list[Path], question_id: str) -> list[str]:
             if question_id not in ids:
                 hint = did_you_mean(question_id, ids)
                 raise NotFoundError(f"{path}: no question '{question_id}'{hint}")
-            judgements = store.judgements(question_id)
-            scores = [s for s in store.scores() if s.question_id == question_id]
+            judgements = [
+                r for r in store.results(question_id) if r.applies and (r.trace or r.failed or is_judge(r.scorer))
+            ]
         if len(paths) > 1:
             lines.append(f"== {path}")
         if not judgements:
             lines.append(f"{question_id}: no judgement stored (judge it with biarena score {path} --judge NAME)")
             continue
         for record in judgements:
-            made = [f"{record.judge} v{record.judge_version}"]
+            made = [f"{record.scorer} v{record.scorer_version}"]
             made += [f"rubric {record.rubric_hash}"] if record.rubric_hash else []
-            made += [f"model {record.judge_model}"] if record.judge_model else []
-            lines.append(f"{question_id} · {' · '.join(made)} · {record.created_at}")
+            made += [f"model {record.model}"] if record.model else []
+            lines.append(f"{question_id} · {' · '.join(made)} · {record.created_at.isoformat()}")
             if record.failed:
                 lines.append(f"  FAILED: {record.failed}")
-            lines += _score_lines([s for s in scores if s.scorer == record.judge])
+            lines += _score_lines(sorted(record.scores, key=lambda s: s.name))
             if not record.trace:
                 lines.append("  (no model call)")
             for number, entry in enumerate(record.trace, start=1):

@@ -1,6 +1,5 @@
 """RunStore: one SQLite file (WAL) per run holding its spec, questions, answers and scores."""
 
-import json
 import os
 import sqlite3
 import stat
@@ -8,16 +7,13 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from biarena.errors import BiarenaError, FormatError, NotFoundError
-from biarena.records import Answer, Question, RunSpec, Score, SystemSpec
+from biarena.records import Answer, Question, RunSpec, Score, ScoreRecord, SystemSpec, TraceEntry
 from biarena.records.sanitize import clean_value, describe_changes
 from biarena.sqlite_migrations import migrate
 
@@ -64,28 +60,50 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (question_id, judge)
     );
     """,
+    # 3: one table for everything a scorer stores of an answer (its scores, its model calls, or that it does not
+    # apply), carried over from the scores and traces tables
+    """
+    CREATE TABLE results (
+        question_id TEXT NOT NULL REFERENCES questions(question_id),
+        scorer TEXT NOT NULL,
+        scorer_version TEXT NOT NULL,
+        rubric_hash TEXT NOT NULL,
+        model TEXT NOT NULL,
+        applies INTEGER NOT NULL,
+        failed TEXT,
+        scores TEXT NOT NULL,
+        trace TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (question_id, scorer)
+    );
+    INSERT INTO results
+        SELECT s.question_id, s.scorer, max(s.scorer_version), coalesce(t.rubric_hash, ''),
+               coalesce(t.judge_model, ''), 1,
+               coalesce(t.failed, CASE WHEN max(json_extract(s.body, '$.sub_scores.error')) THEN
+                   min(json_extract(s.body, '$.rationale')) END),
+               json_group_array(json(s.body)), coalesce(t.body, '[]'),
+               coalesce(t.created_at, max(json_extract(s.body, '$.created_at')))
+        FROM (SELECT * FROM scores ORDER BY question_id, name) AS s
+        LEFT JOIN traces AS t ON t.question_id = s.question_id AND t.judge = s.scorer
+        GROUP BY s.question_id, s.scorer;
+    INSERT INTO results
+        SELECT t.question_id, t.judge, t.judge_version, t.rubric_hash, t.judge_model, 1, t.failed, '[]', t.body,
+               t.created_at
+        FROM traces AS t
+        WHERE NOT EXISTS (SELECT 1 FROM scores AS s WHERE s.question_id = t.question_id AND s.scorer = t.judge);
+    DROP TABLE traces;
+    DROP TABLE scores;
+    """,
 ]
 
 _MAGIC = "biarena-run"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
+_SCORES = TypeAdapter(list[Score])
+_TRACE = TypeAdapter(list[TraceEntry])
+
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 """An answer whose record is larger than this is stored without its result previews (or as an error)."""
-
-
-@dataclass
-class JudgementRecord:
-    """One judge's judgement of one answer as stored: what made it, whether it failed, and every model call."""
-
-    question_id: str
-    judge: str
-    judge_version: str
-    rubric_hash: str | None
-    judge_model: str | None
-    failed: str | None
-    trace: list[dict[str, Any]]
-    """The trace entries (role, messages, reply, parsed, rejected, error, tokens, cached) as JSON objects."""
-    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
 
 
 class RunInUse(BiarenaError):
@@ -179,7 +197,7 @@ class RunStore:
         """Delete the run's spec, questions, answers and scores (the file stays a run file)."""
         with self._lock, self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            for table in ("traces", "scores", "answers", "questions"):
+            for table in ("results", "answers", "questions"):
                 self.conn.execute(f"DELETE FROM {table}")
             self.conn.execute("DELETE FROM meta WHERE key = 'spec'")
 
@@ -213,8 +231,7 @@ class RunStore:
             with self._lock, self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 if replace:
-                    self.conn.execute("DELETE FROM traces WHERE question_id = ?", (answer.question_id,))
-                    self.conn.execute("DELETE FROM scores WHERE question_id = ?", (answer.question_id,))
+                    self.conn.execute("DELETE FROM results WHERE question_id = ?", (answer.question_id,))
                 verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
                 cursor = self.conn.execute(
                     f"{verb} INTO answers VALUES (?, ?, ?, ?)",
@@ -258,65 +275,74 @@ class RunStore:
 
     # --- scores -------------------------------------------------------------------------
 
+    def put_results(self, records: Iterable[ScoreRecord]) -> None:
+        """Record scorers' results together, each replacing what its scorer stored of that answer before."""
+        rows = [
+            (
+                r.question_id,
+                r.scorer,
+                r.scorer_version,
+                r.rubric_hash or "",
+                r.model or "",
+                int(r.applies),
+                r.failed,
+                _json_list(r.scores),
+                _json_list(r.trace),
+                r.created_at.isoformat(),
+            )
+            for r in records
+        ]
+        with self._lock, self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
     def put_scores(self, scores: Iterable[Score]) -> None:
-        """Record one answer's scores together (replacing older values of the same names)."""
-        rows = [(s.question_id, s.name, s.scorer, s.scorer_version, s.value, s.model_dump_json()) for s in scores]
-        with self._lock, self.conn:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)", rows)
+        """Record scores made outside a scoring pass (imported ones): one record per question and scorer, each
+        replacing what that scorer stored of that answer before."""
+        grouped: dict[tuple[str, str], list[Score]] = {}
+        for score in scores:
+            grouped.setdefault((score.question_id, score.scorer), []).append(score)
+        self.put_results(
+            ScoreRecord(question_id=qid, scorer=scorer, scorer_version=group[0].scorer_version, scores=group)
+            for (qid, scorer), group in grouped.items()
+        )
 
-    def scored(self) -> set[tuple[str, str, str]]:
-        """(question id, scorer, scorer version) triples already recorded."""
-        return {tuple(r) for r in self.conn.execute("SELECT DISTINCT question_id, scorer, scorer_version FROM scores")}  # type: ignore[misc]
-
-    def scores(self) -> list[Score]:
-        """Every recorded score."""
-        rows = self.conn.execute("SELECT body FROM scores ORDER BY question_id, name").fetchall()
-        return [Score.model_validate_json(r[0]) for r in rows]
-
-    # --- judgements ---------------------------------------------------------------------
-
-    def put_judgement(self, judgement: JudgementRecord, scores: Iterable[Score]) -> None:
-        """Record one judge's scores of one answer with its trace, together; they replace that judge's earlier ones."""
-        rows = [(s.question_id, s.name, s.scorer, s.scorer_version, s.value, s.model_dump_json()) for s in scores]
-        record = judgement
-        with self._lock, self.conn:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.execute(
-                "DELETE FROM scores WHERE question_id = ? AND scorer = ?", (record.question_id, record.judge)
-            )
-            self.conn.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)", rows)
-            self.conn.execute(
-                "INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.question_id,
-                    record.judge,
-                    record.judge_version,
-                    record.rubric_hash or "",
-                    record.judge_model or "",
-                    record.failed,
-                    json.dumps(record.trace, ensure_ascii=False),
-                    record.created_at,
-                ),
-            )
-
-    def judged(self) -> set[tuple[str, str, str, str, str]]:
-        """(question id, judge, judge version, rubric hash, judge model) of every recorded judgement."""
+    def result_keys(self) -> dict[tuple[str, str, str, str, str], bool]:
+        """Each stored result's key (question id, scorer, version, rubric hash, model) -> whether the scorer applied."""
         with self._lock:
             rows = self.conn.execute(
-                "SELECT question_id, judge, judge_version, rubric_hash, judge_model FROM traces"
+                "SELECT question_id, scorer, scorer_version, rubric_hash, model, applies FROM results"
             ).fetchall()
-        return {tuple(r) for r in rows}  # type: ignore[misc]
+        return {tuple(r[:5]): bool(r[5]) for r in rows}  # type: ignore[misc]
 
-    def judgements(self, question_id: str | None = None) -> list[JudgementRecord]:
-        """Recorded judgements with their traces (of one question, or all), by question then judge."""
-        query = "SELECT * FROM traces" + (" WHERE question_id = ?" if question_id is not None else "")
-        rows = self.conn.execute(
-            query + " ORDER BY question_id, judge", (() if question_id is None else (question_id,))
-        )
+    def scores(self) -> list[Score]:
+        """Every stored score, by question then name."""
+        rows = self.conn.execute("SELECT scores FROM results WHERE applies AND scores != '[]'").fetchall()
+        found = [score for (body,) in rows for score in _SCORES.validate_json(body)]
+        return sorted(found, key=lambda s: (s.question_id, s.name))
+
+    def not_applicable(self) -> set[tuple[str, str]]:
+        """(question id, scorer) pairs the scorer does not score."""
+        return {tuple(r) for r in self.conn.execute("SELECT question_id, scorer FROM results WHERE NOT applies")}  # type: ignore[misc]
+
+    def results(self, question_id: str | None = None) -> list[ScoreRecord]:
+        """Stored results with their traces (of one question, or all), by question then scorer."""
+        query = "SELECT * FROM results" + (" WHERE question_id = ?" if question_id is not None else "")
+        rows = self.conn.execute(query + " ORDER BY question_id, scorer", () if question_id is None else (question_id,))
         return [
-            JudgementRecord(qid, judge, version, rubric or None, model or None, failed, json.loads(body), created)
-            for qid, judge, version, rubric, model, failed, body, created in rows.fetchall()
+            ScoreRecord(
+                question_id=qid,
+                scorer=scorer,
+                scorer_version=version,
+                rubric_hash=rubric or None,
+                model=model or None,
+                applies=bool(applies),
+                failed=failed,
+                scores=_SCORES.validate_json(scores),
+                trace=_TRACE.validate_json(trace),
+                created_at=created,
+            )
+            for qid, scorer, version, rubric, model, applies, failed, scores, trace, created in rows.fetchall()
         ]
 
     def close(self) -> None:
@@ -341,6 +367,10 @@ def scores_by_question(scores: list[Score]) -> dict[str, dict[str, float | None]
     for score in scores:
         table.setdefault(score.question_id, {})[score.name] = score.value
     return table
+
+
+def _json_list(items: list[Score] | list[TraceEntry]) -> str:
+    return "[" + ",".join(item.model_dump_json() for item in items) + "]"
 
 
 def recognize_run_file(path: Path) -> None:

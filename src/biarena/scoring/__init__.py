@@ -1,0 +1,31 @@
+"""Scoring: one Scorer protocol, one registry and one run loop for everything that scores an answer.
+
+Metrics (`biarena.metrics`) and judges (`biarena.judges`) are scorers; each declares its scores once (ScoreInfo),
+and reports, `show`, `export` and the arena read those declarations. Each name is imported from its module when
+first used: importing the package loads no scorer.
+"""
+
+from biarena.lazy_exports import lazy_exports
+
+_EXPORTS = {
+    "SCORERS": "registry",
+    "get_scorer": "registry",
+    "default_scorers": "registry",
+    "lazy": "registry",
+    "ScoreInfo": "score_info",
+    "Scorer": "scorer",
+    "ScoreResult": "scorer",
+    "make_score": "scorer",
+    "ScorerContext": "context",
+    "JudgeReplyError": "context",
+    "ScoreInfos": "infos",
+    "registered_infos": "infos",
+    "scorer_infos": "infos",
+    "ScorerSetup": "setup",
+    "setup_scorers": "setup",
+    "ScoreProgress": "loop",
+    "ScoreSummary": "loop",
+    "score_run": "loop",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,8 +1,23 @@
 """lazy_exports: a package's public names, each imported from its module on first use (PEP 562)."""
 
 import importlib
+import sys
+import types
 from collections.abc import Callable
 from typing import Any
+
+
+class _LazyPackage(types.ModuleType):
+    """A package whose exported names win over its submodules of the same name (`metrics.result_similarity` is the
+    function, as an eager `from .result_similarity import result_similarity` made it, even once the module loaded)."""
+
+    _exported: frozenset[str] = frozenset()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The import system binds each loaded submodule on its package; an export of that name keeps its place.
+        if isinstance(value, types.ModuleType) and name in type(self)._exported:
+            return
+        super().__setattr__(name, value)
 
 
 def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
@@ -11,12 +26,16 @@ def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str],
     Importing one module of a package then costs that module alone, not every sibling the package re-exports
     (statistics, plots and engines stay unloaded until something uses them).
     """
+    module = sys.modules[package]
+    shadowed = frozenset(name for name, source in exports.items() if name == source)
+    if shadowed:
+        module.__class__ = type("LazyPackage", (_LazyPackage,), {"_exported": shadowed})
 
     def __getattr__(name: str) -> Any:
-        module = exports.get(name)
-        if module is None:
+        source = exports.get(name)
+        if source is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{package}.{module}"), name)
+        return getattr(importlib.import_module(f"{package}.{source}"), name)
 
     def __dir__() -> list[str]:
         return sorted(exports)

@@ -235,20 +235,21 @@ def describe_options(model: type[Options]) -> list[OptionInfo]:
     rows = []
     for name, field in model.model_fields.items():
         shown = _shown_by(field)
+        value = None if field.is_required() else field.get_default(call_default_factory=True)
         if field.is_required():
             default = "required"
-        elif field.default is None:
+        elif value is None:
             default = "-"
         elif shown is not None:
-            default = shown.show(field.default)
-        elif isinstance(field.default, bool):
-            default = str(field.default).lower()
-        elif isinstance(field.default, list | tuple | dict):
-            items = field.default.items() if isinstance(field.default, dict) else None
-            default = ",".join(f"{k}={v}" for k, v in items) if items is not None else ",".join(map(str, field.default))
-            default = default or "-"
+            default = shown.show(value)
+        elif isinstance(value, bool):
+            default = str(value).lower()
+        elif isinstance(value, dict):
+            default = ",".join(f"{key}={item}" for key, item in value.items()) or "-"
+        elif isinstance(value, list | tuple):
+            default = ",".join(map(str, value)) or "-"
         else:
-            default = str(field.default)
+            default = str(value)
         type_name = shown.type_name if shown is not None else _type_name(field.annotation)
         rows.append(OptionInfo(name, type_name, default, " ".join((field.description or "").split())))
     return sorted(rows, key=lambda info: info.default != "required")

@@ -34,7 +34,8 @@ def build(
 ) -> None:
     """Build a built-in benchmark (databases, questions, gold SQL) into a directory.
 
-    Its options (a seed; corgi-synth's scale) are set with -O NAME=VALUE; `biarena describe benchmark NAME` lists them.
+    Its options (a seed; corgi-synth's scale): -O NAME=VALUE or --options FILE.yaml
+    (`biarena describe benchmark NAME` lists them).
     """
     builder = builtin_builder(name)
     pairs = [*(legacy or []), *(option or [])]

@@ -211,8 +211,8 @@ def questions(
     """BI-Bench's pipeline: generate per category x complexity, check answerability, identify and verify tables.
 
     Every step is journaled in the output directory (a killed run continues) and counted in pipeline.json;
-    checks.jsonl keeps what each check said about each question, kept or dropped. The method's options are set
-    with -O NAME=VALUE or --options FILE.yaml.
+    checks.jsonl keeps what each check said about each question, kept or dropped.
+    The method's options: -O NAME=VALUE or --options FILE.yaml (`biarena describe question-method NAME`).
     """
     from biarena.generate.bibench_questions import (
         CATEGORIES as BIBENCH_CATEGORIES,

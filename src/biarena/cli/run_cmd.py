@@ -142,8 +142,8 @@ def run(
 ) -> None:
     """Run a system over a benchmark; a killed run resumes where it stopped, and a wider selection grows it.
 
-    The agent's own options are set with -O NAME=VALUE or --options FILE.yaml; `biarena describe agent NAME` lists
-    them. Exit code 0 when at least one answer succeeded (its SQL ran), 1 when none did, 2 for bad input.
+    The agent's own options: -O NAME=VALUE or --options FILE.yaml (`biarena describe agent NAME` lists them).
+    Exit code 0 when at least one answer succeeded (its SQL ran), 1 when none did, 2 for bad input.
     """
     name = agent or system
     if name is None:

@@ -26,7 +26,7 @@ BUILD_FLAGS = {"--scale": "scale", "--seed": "seed"}
 
 
 def build(
-    name: str = typer.Argument(..., help=f"Built-in benchmark: {', '.join(BUILTINS)}."),
+    name: str = typer.Argument(..., metavar="NAME", help=f"Built-in benchmark: {', '.join(BUILTINS)}."),
     out: Path = typer.Option(..., "-o", "--out", help="Directory to write (must not exist or be empty)."),
     option: list[str] | None = option_pairs("biarena describe benchmark NAME"),
     options_file: Path | None = OPTIONS_FILE,
@@ -34,8 +34,7 @@ def build(
 ) -> None:
     """Build a built-in benchmark (databases, questions, gold SQL) into a directory.
 
-    Its options (a seed; corgi-synth's scale): -O NAME=VALUE or --options FILE.yaml
-    (`biarena describe benchmark NAME` lists them).
+    Options (a seed; corgi-synth's scale): -O NAME=VALUE or --options FILE.yaml (see `biarena describe benchmark`).
     """
     builder = builtin_builder(name)
     pairs = [*(legacy or []), *(option or [])]

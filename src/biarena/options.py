@@ -112,7 +112,7 @@ def validate_options(model: type[OptionsModel], values: Mapping[str, Any], owner
         first = error.errors()[0]
         name = str(first["loc"][0]) if first["loc"] else ""
         if first["type"] == "missing":
-            about = fields[name].description if name in fields else None
+            about = " ".join((fields[name].description or "").split()) if name in fields else None
             ask = f"{flag} {name}=VALUE" if flag else f"option '{name}'"
             raise UsageError(f"{owner} needs {ask}" + (f" ({about.rstrip('.')})" if about else "")) from None
         given = first.get("input") if len(first["loc"]) > 1 or name not in values else values[name]
@@ -121,25 +121,22 @@ def validate_options(model: type[OptionsModel], values: Mapping[str, Any], owner
         raise UsageError(f"{owner}: {place}={_shown(given)}: {_problem(first)}") from None
 
 
-def _plain(annotation: Any) -> tuple[Any, bool]:
-    """The annotation without `Annotated` and `None`, and whether None is allowed."""
+def _plain(annotation: Any) -> Any:
+    """The annotation without `Annotated` and without `None` (`int | None` is `int`)."""
     while typing.get_origin(annotation) is typing.Annotated:
         annotation = typing.get_args(annotation)[0]
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         parts = [a for a in typing.get_args(annotation) if a is not type(None)]
-        optional = len(parts) < len(typing.get_args(annotation))
-        if len(parts) == 1:
-            return _plain(parts[0])[0], optional
-        return typing.Union[tuple(parts)], optional  # noqa: UP007 (built from a tuple)
-    return annotation, False
+        return _plain(parts[0]) if len(parts) == 1 else typing.Union[tuple(parts)]  # noqa: UP007 (from a tuple)
+    return annotation
 
 
 def _is_list(field: FieldInfo) -> bool:
-    return typing.get_origin(_plain(field.annotation)[0]) in (list, tuple, set, frozenset)
+    return typing.get_origin(_plain(field.annotation)) in (list, tuple, set, frozenset)
 
 
 def _is_mapping(field: FieldInfo) -> bool:
-    return typing.get_origin(_plain(field.annotation)[0]) is dict
+    return typing.get_origin(_plain(field.annotation)) is dict
 
 
 def option_name(text: str) -> str:
@@ -203,7 +200,7 @@ class OptionInfo:
 
 
 def _type_name(annotation: Any) -> str:
-    plain = _plain(annotation)[0]
+    plain = _plain(annotation)
     origin = typing.get_origin(plain)
     if origin is typing.Literal:
         name = "|".join(str(a) for a in typing.get_args(plain))

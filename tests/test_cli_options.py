@@ -10,6 +10,7 @@ from biarena.agents import SYSTEMS
 from biarena.benchmarks import IMPORTERS, load_benchmark
 from biarena.runner import RunStore
 from tests.cli_in_process import cli
+from tests.conftest import SALES_ROLES
 from tests.run_helpers import make_shop
 
 BIBENCH_ITEMS = [
@@ -186,3 +187,21 @@ def test_import_reads_importer_options_and_the_old_flags(tmp_path: Path, sales_d
     )
     error_line(cli("import", "dbqa", questions, "-o", tmp_path / "c"), "importer 'dbqa' needs -O databases=VALUE")
     assert not (tmp_path / "c").exists()
+
+
+def test_generate_questions_reads_the_method_options(tmp_path: Path, sales_db: Path) -> None:
+    roles = tmp_path / "roles.yaml"
+    roles.write_text(SALES_ROLES, encoding="utf-8")
+    options = tmp_path / "template.yaml"
+    options.write_text(f"roles: {roles}\nper_category: 1\nlanguages: [en, zh]\n", encoding="utf-8")
+    out = tmp_path / "templ"
+    args = ["generate", "questions", sales_db, "--method", "template", "-o", out]
+    result = cli(*args, "--options", options, "-O", "seed=3")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / "pipeline.json").read_text())["method"] == "template"
+    assert {q.language for q in load_benchmark(out).questions} == {"en", "zh"}
+    error_line(
+        cli(*args, "-O", f"roles={roles}", "-O", "per_cell=2"),
+        "method 'template' does not take option 'per_cell'",
+    )
+    error_line(cli(*args, "-O", f"roles={roles}", "-O", "languages=en,fr"), "-O languages[1]=fr: must be 'en' or 'zh'")

@@ -43,7 +43,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="biarena-cli-start-") as scratch:
         run = str(Path(scratch) / "gold.run")
         subprocess.run(
-            [biarena, "run", "bis-synth", "--system", "gold", "--per-category", "1", "-o", run],
+            [biarena, "run", "bis-synth", "--agent", "gold", "--per-category", "1", "-o", run],
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

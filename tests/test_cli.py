@@ -116,7 +116,7 @@ def test_unknown_builtin_is_one_line_exit_2(tmp_path: Path) -> None:
 def test_other_user_errors(bis_bench: Path, tmp_path: Path) -> None:
     run = tmp_path / "r.run"
     assert_user_error(biarena("run", bis_bench, "--system", "goldd", "-o", run), "did you mean 'gold'")
-    assert_user_error(biarena("run", bis_bench, "--system", "predictions", "-o", run), "--predictions")
+    assert_user_error(biarena("run", bis_bench, "--system", "predictions", "-o", run), "needs -O predictions=")
     assert_user_error(
         biarena("run", bis_bench, "--system", "predictions", "--predictions", tmp_path / "none.jsonl", "-o", run),
         "predictions file not found",

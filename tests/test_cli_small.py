@@ -38,7 +38,8 @@ def test_audit_without_gold_sql_says_there_is_nothing_to_audit(tmp_path: Path) -
 
 
 def test_build_refuses_what_does_not_fit(tmp_path: Path) -> None:
-    one_line_error(cli("build", "bis-synth", "--scale", "2", "-o", tmp_path / "b"), "--scale applies to corgi-synth")
+    one_line_error(cli("build", "bis-synth", "--scale", "2", "-o", tmp_path / "b"), "does not take option 'scale'")
+    one_line_error(cli("build", "corgi-synth", "-O", "scale=0", "-o", tmp_path / "b"), "-O scale=0: must be greater")
     target = tmp_path / "a-file"
     target.write_text("keep me\n", encoding="utf-8")
     one_line_error(cli("build", "bis-synth", "-o", target), "it is a file")

@@ -136,7 +136,7 @@ def test_dbqa_bad_utf8_and_a_database_that_is_not_sqlite(tmp_path: Path, spider:
     path = tmp_path / "qa.jsonl"
     path.write_bytes(b'{"question": "ok", "db_id": "shop"}\n{"question": "caf\xe9", "db_id": "shop"}\n')
     with pytest.raises(FormatError, match=r"qa\.jsonl line 2: not UTF-8 text"):
-        import_dbqa(path, spider)
+        import_dbqa(path, databases=spider)
     (spider / "csv").mkdir()
     (spider / "csv" / "csv.sqlite").write_text("a,b\n1,2\n", encoding="utf-8")
     path.write_text('{"question": "q", "db_id": "csv"}\n', encoding="utf-8")

@@ -105,7 +105,7 @@ def test_now_auto_without_any_date(tmp_path: Path) -> None:
     questions, spider = dbqa_files(tmp_path, plain)
     result = cli("import", "dbqa", questions, "--databases", spider, "--now", "auto", "-o", tmp_path / "out")
     assert result.returncode == 0, result.stderr
-    assert "warning: --now auto: database 'shop' holds no date or time" in result.stderr
+    assert "warning: now=auto: database 'shop' holds no date or time" in result.stderr
     benchmark = load_benchmark(tmp_path / "out")
     assert benchmark.now is None and benchmark.databases["shop"].now is None
 
@@ -117,11 +117,11 @@ def test_now_on_every_importer(tmp_path: Path, bis_sample: Path, sales_db: Path)
     auto = import_bis(bis_sample, now="auto")
     assert auto.now is None and auto.databases["dataset_2"].now_from == "cpu.timestamp"
     questions, spider = dbqa_files(tmp_path, sales_db)
-    assert import_dbqa(questions, spider, now="2024-05-01 12:00").now == moment
+    assert import_dbqa(questions, databases=spider, now="2024-05-01 12:00").now == moment
     bibench = tmp_path / "Descriptive.json"
     bibench.write_text(json.dumps([{"Query ID": 1, "Natural Language Query": "Sales?", "Domain": "Retail"}]))
     assert import_bibench(bibench, now=moment).now == moment
-    with_db = import_bibench(bibench, {"Retail": str(sales_db)}, now="auto")
+    with_db = import_bibench(bibench, databases={"Retail": str(sales_db)}, now="auto")
     assert with_db.databases["retail"].now == datetime(2023, 1, 17)
     with pytest.raises(UsageError, match="this import has none"):
         import_bibench(bibench, now="auto")
@@ -135,7 +135,12 @@ def test_now_on_every_importer(tmp_path: Path, bis_sample: Path, sales_db: Path)
         assert imported.benchmark.now == moment
 
 
-@pytest.mark.parametrize("value", ["2023-13-45", "yesterday", "2023-01-17 25:00", ""])
-def test_bad_now_is_one_line(tmp_path: Path, bis_sample: Path, value: str) -> None:
-    assert_user_error(cli("import", "bis", bis_sample, "--now", value, "-o", tmp_path / "out"), f"--now {value}:")
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("2023-13-45", "2023-13-45"), ("yesterday", "yesterday"), ("2023-01-17 25:00", "'2023-01-17 25:00'"), ("", "''")],
+)
+def test_bad_now_is_one_line(tmp_path: Path, bis_sample: Path, value: str, shown: str) -> None:
+    expected = f"importer 'bis': -O now={shown}: not a date or time"
+    assert_user_error(cli("import", "bis", bis_sample, "--now", value, "-o", tmp_path / "out"), expected)
+    assert_user_error(cli("import", "bis", bis_sample, "-O", f"now={value}", "-o", tmp_path / "out"), expected)
     assert not (tmp_path / "out").exists()

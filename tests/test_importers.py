@@ -116,7 +116,7 @@ def test_bibench(tmp_path: Path, sales_db: Path) -> None:
     assert len(benchmark.questions) == 4 and not benchmark.databases
     first = next(q for q in benchmark.questions if q.id == "diagnostic/0")
     assert first.labels == ["bibench:diagnostic/advanced"] and first.tables == ["sales", "city"]
-    with_db = import_bibench(folder, {"Retail": str(sales_db)})
+    with_db = import_bibench(folder, databases={"Retail": str(sales_db)})
     assert with_db.databases["retail"].path == str(sales_db.resolve())
     (folder / "Broken.json").write_text('[{"Query ID": 1,', encoding="utf-8")
     with pytest.raises(FormatError, match=r"Broken\.json line 1"):
@@ -133,9 +133,9 @@ def test_dbqa(tmp_path: Path, sales_db: Path) -> None:
     ]
     path = tmp_path / "qa.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
-    benchmark = import_dbqa(path, tmp_path / "database")
+    benchmark = import_dbqa(path, databases=tmp_path / "database")
     assert [q.labels for q in benchmark.questions] == [["dbqa:interpretive"], ["dbqa:conclusive"]]
     assert benchmark.questions[1].reference_answer == "400"
     path.write_text(json.dumps({**rows[0], "db_id": "nowhere"}), encoding="utf-8")
     with pytest.raises(NotFoundError, match="no database"):
-        import_dbqa(path, tmp_path / "database")
+        import_dbqa(path, databases=tmp_path / "database")

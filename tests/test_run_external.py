@@ -71,9 +71,9 @@ def test_http_system_has_a_total_deadline_and_a_size_limit(tmp_path: Path, sales
         result = cli("run", shop, "--system", "http", "--url", url, *args, "-o", run)
     assert result.returncode == 0, result.stderr
     answers = answers_of(run)
-    assert answers["q0000"]["error"] == "no complete reply within 1.5 s (--system-timeout)"
-    assert "over --max-reply-bytes" in answers["q0001"]["error"]
-    assert "over --max-reply-bytes" in answers["q0002"]["error"]
+    assert answers["q0000"]["error"] == "no complete reply within 1.5 s (system_timeout)"
+    assert "over max_reply_bytes" in answers["q0001"]["error"]
+    assert "over max_reply_bytes" in answers["q0002"]["error"]
     assert answers["q0003"]["status"] == "ok"
 
 
@@ -100,9 +100,9 @@ def test_command_system_is_stopped_at_its_deadline_with_its_children(tmp_path: P
     result = cli("run", shop, "--system", "command", "--command", command, *args, "-o", run)
     assert result.returncode == 0, result.stderr
     answers = answers_of(run)
-    assert answers["q0000"]["error"] == "no reply within 5 s (--system-timeout); the command was stopped"
+    assert answers["q0000"]["error"] == "no reply within 5 s (system_timeout); the command was stopped"
     assert not _alive(int(pids.read_text().split()[0]))
-    assert "over --max-reply-bytes" in answers["q0001"]["error"]
+    assert "over max_reply_bytes" in answers["q0001"]["error"]
     assert answers["q0002"]["status"] == "ok" and answers["q0002"]["plan"] == "\ufffd plan"
 
 

@@ -12,7 +12,7 @@ from biarena.agents.predictions import PredictionsSystem, load_predictions
 from biarena.agents.sequential import Sequential
 from biarena.agents.system import AgentEnv, System, run_step
 from biarena.agents.text2sql import Text2SQL
-from biarena.errors import NotFoundError, UsageError, did_you_mean
+from biarena.errors import NotFoundError, did_you_mean
 
 SYSTEMS: dict[str, Callable[..., System]] = {
     "gold": GoldSystem,
@@ -26,23 +26,34 @@ SYSTEMS: dict[str, Callable[..., System]] = {
     "command": CommandSystem,
     "python": PythonSystem,
 }
-"""Systems by name; factories take the system's options as keyword arguments."""
+"""Systems by name; a factory's `Options` model declares what it takes (as an options object or keywords), and the
+agents in MODEL_AGENTS take the model first."""
 
 MODEL_AGENTS = frozenset({"text2sql", "sequential", "iterative", "no_interaction", "bibench_baseline"})
 """Agents that need a model (`--model`)."""
 
 
-def make_system(name: str, **options: Any) -> System:
-    """Build the system `name` with its options (NotFoundError for an unknown name)."""
+def system_factory(name: str) -> Callable[..., System]:
+    """The factory of the system `name` (NotFoundError, with a suggestion, for an unknown name)."""
     if name not in SYSTEMS:
         raise NotFoundError(
-            f"unknown system '{name}'{did_you_mean(name, sorted(SYSTEMS))} (known: {', '.join(sorted(SYSTEMS))})"
+            f"unknown agent '{name}'{did_you_mean(name, sorted(SYSTEMS))} (known: {', '.join(sorted(SYSTEMS))})"
         )
-    try:
-        return SYSTEMS[name](**options)
-    except TypeError:
-        given = ", ".join(f"--{k.replace('_', '-')}" for k in options)
-        raise UsageError(f"system '{name}' does not take {given}") from None
+    return SYSTEMS[name]
 
 
-__all__ = ["MODEL_AGENTS", "SYSTEMS", "AgentEnv", "System", "load_predictions", "make_system", "run_step"]
+def make_system(name: str, **options: Any) -> System:
+    """Build the system `name` from keyword options (and `model=` for a model agent); UsageError names a bad one."""
+    return system_factory(name)(**options)
+
+
+__all__ = [
+    "MODEL_AGENTS",
+    "SYSTEMS",
+    "AgentEnv",
+    "System",
+    "load_predictions",
+    "make_system",
+    "run_step",
+    "system_factory",
+]

@@ -1,12 +1,11 @@
 """`bibench_baseline`: the main question plus two generated supplementary ones, each text2sql -> answer."""
 
-from typing import Any
+from pydantic import Field
 
-from biarena.agents.llm_agent import LLMAgent, Tally
+from biarena.agents.llm_agent import LLMAgent, SchemaAgentOptions, Tally
 from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
 from biarena.agents.written_query import written_queries
-from biarena.llm import Model
 from biarena.records import Answer, Question
 
 SUPPLEMENTARY = 2
@@ -25,15 +24,20 @@ SUPPLEMENTARY_SCHEMA = {
 }
 
 
+class BIBenchBaselineOptions(SchemaAgentOptions):
+    """Options of the bibench_baseline agent."""
+
+    max_tokens: int = Field(384, ge=1)
+    """Token budget of each reply."""
+
+
 class BIBenchBaseline(LLMAgent):
     """BI-Bench's baseline BI system (section 5.1): text-to-SQL, then SQL-to-NLG, for the question and two
     supplementary ones; the answers are synthesized into one response."""
 
     name = "bibench_baseline"
+    Options = BIBenchBaselineOptions
     templates = ("common_system", "bibench_supplementary", "text2sql", "bibench_answer", "bibench_synthesis")
-
-    def __init__(self, model: Model, *, max_tokens: int = 384, **kwargs: Any) -> None:
-        super().__init__(model, max_tokens=max_tokens, **kwargs)
 
     def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """Main + 2 supplementary questions -> SQL -> results -> answers -> one response."""

@@ -23,18 +23,18 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from pydantic import Field, field_validator
+
 from biarena.agents.system import AgentEnv, run_step
+from biarena.benchmarks.archive import Size
 from biarena.db import describe_schema
 from biarena.errors import UsageError
+from biarena.options import Options
 from biarena.records import Answer, Question, SystemSpec
 from biarena.records.sanitize import clean_value, describe_changes
 
-DEFAULT_DEADLINE = 300.0
-"""Seconds an http or command system may take for one question, all in all."""
-DEFAULT_MAX_REPLY_BYTES = 16 * 1024 * 1024
-"""Largest reply read from an http or command system."""
-DEFAULT_MAX_QUERIES = 20
-"""Most queries run for one reply."""
+DEFAULT_MAX_REPLY_QUERIES = 20
+"""Most queries of one reply that run."""
 
 _CHUNK = 64 * 1024
 _STDERR_KEPT = 4096
@@ -73,7 +73,7 @@ def request_payload(question: Question, env: AgentEnv) -> dict[str, Any]:
 
 
 def answer_from_reply(
-    reply: Any, question: Question, env: AgentEnv, system: SystemSpec, max_queries: int = DEFAULT_MAX_QUERIES
+    reply: Any, question: Question, env: AgentEnv, system: SystemSpec, max_queries: int = DEFAULT_MAX_REPLY_QUERIES
 ) -> Answer:
     """Turn an external system's JSON reply into an Answer, running its SQL (at most `max_queries`) in the sandbox."""
 
@@ -124,10 +124,75 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "a number" if isinstance(value, int | float) else type(value).__name__)
 
 
+class ExternalOptions(Options):
+    """What every external system takes."""
+
+    max_reply_queries: int = Field(DEFAULT_MAX_REPLY_QUERIES, ge=1)
+    """Most queries of one reply that run in the sandbox (the reply's final SQL always does)."""
+
+
+class ServiceOptions(ExternalOptions):
+    """What a system biarena waits for (an http endpoint, a command) takes."""
+
+    system_timeout: float = Field(300.0, gt=0)
+    """Seconds the system may take for one question, all in all."""
+    max_reply_bytes: Size = 16 * 1024 * 1024
+    """Largest reply read from the system (bytes, or a size such as 16MiB)."""
+
+
+class HttpOptions(ServiceOptions):
+    """Options of the http system."""
+
+    url: str
+    """Endpoint the question is POSTed to as JSON (http:// or https://)."""
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("not an http:// or https:// URL")
+        try:
+            parts.port  # noqa: B018 (a bad port raises here)
+        except ValueError:
+            raise ValueError("bad port") from None
+        return url
+
+
+class CommandOptions(ServiceOptions):
+    """Options of the command system."""
+
+    command: str
+    """Command run once per question, with the question as JSON on stdin and the reply as JSON on stdout."""
+
+    @field_validator("command")
+    @classmethod
+    def _split(cls, command: str) -> str:
+        if not command.strip():
+            raise ValueError("must name a program")
+        shlex.split(command)  # a ValueError (an unclosed quotation) is the user's to fix
+        return command
+
+
+class PythonOptions(ExternalOptions):
+    """Options of the python system."""
+
+    function: str
+    """module:function called with the question as a dict, returning the reply as a dict."""
+
+    @field_validator("function")
+    @classmethod
+    def _module_function(cls, function: str) -> str:
+        module, sep, name = function.partition(":")
+        if not sep or not module.strip() or not name.strip():
+            raise ValueError("must be module:function")
+        return function
+
+
 class _External:
     name = "external"
     target = ""
-    max_queries = DEFAULT_MAX_QUERIES
+    max_reply_queries = DEFAULT_MAX_REPLY_QUERIES
 
     def __init__(self) -> None:
         self._live: dict[int, Callable[[], None]] = {}
@@ -158,8 +223,8 @@ class _External:
     def spec_options(self) -> dict[str, Any]:
         """Where the system is (and its query cap, when not the default)."""
         options: dict[str, Any] = {"target": self.target}
-        if self.max_queries != DEFAULT_MAX_QUERIES:
-            options["max_queries"] = self.max_queries
+        if self.max_reply_queries != DEFAULT_MAX_REPLY_QUERIES:
+            options["max_reply_queries"] = self.max_reply_queries
         return options
 
     def call(self, payload: dict[str, Any]) -> Any:
@@ -170,7 +235,7 @@ class _External:
         system = SystemSpec(agent=self.name, options={"target": self.target})
         try:
             reply = self.call(request_payload(question, env))
-            answer = answer_from_reply(reply, question, env, system, self.max_queries)
+            answer = answer_from_reply(reply, question, env, system, self.max_reply_queries)
         except Exception as error:  # whatever the system does wrong is recorded on the answer
             message = str(error) if isinstance(error, _OWN_ERRORS) else f"{type(error).__name__}: {error}"
             return Answer(question_id=question.id, system=system, status="error", error=message[:500])
@@ -179,45 +244,18 @@ class _External:
         return answer
 
 
-def _limits(timeout: float, max_reply_bytes: int, max_queries: int | None) -> tuple[float, int, int]:
-    if not timeout > 0:
-        raise UsageError("--system-timeout must be more than 0 seconds")
-    if max_reply_bytes < 1:
-        raise UsageError("--max-reply-bytes must be at least 1")
-    return float(timeout), int(max_reply_bytes), _query_cap(max_queries)
-
-
-def _query_cap(max_queries: int | None) -> int:
-    queries = DEFAULT_MAX_QUERIES if max_queries is None else max_queries
-    if queries < 1:
-        raise UsageError("--max-queries must be at least 1")
-    return int(queries)
-
-
 class HttpSystem(_External):
     """POSTs the question as JSON to a URL and reads a JSON answer, within a total deadline and a size limit."""
 
     name = "http"
+    Options = HttpOptions
 
-    def __init__(
-        self,
-        url: str | None = None,
-        system_timeout: float = DEFAULT_DEADLINE,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
-        max_queries: int | None = None,
-    ) -> None:
+    def __init__(self, options: HttpOptions | None = None, **values: Any) -> None:
         super().__init__()
-        if not url:
-            raise UsageError("the http system needs --url URL")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(f"--url {url}: not an http:// or https:// URL")
-        try:
-            parts.port  # noqa: B018 (a bad port raises here)
-        except ValueError:
-            raise UsageError(f"--url {url}: bad port") from None
-        self.target = url
-        self.timeout, self.max_reply_bytes, self.max_queries = _limits(system_timeout, max_reply_bytes, max_queries)
+        self.options = HttpOptions.resolve(options, values, f"agent '{self.name}'")
+        self.target = self.options.url
+        self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
+        self.max_reply_queries = self.options.max_reply_queries
 
     def call(self, payload: dict[str, Any]) -> Any:
         """One POST; the connection is cut at the deadline however slowly the server sends."""
@@ -233,13 +271,13 @@ class HttpSystem(_External):
                 body, response = self._exchange(connection, parts.path, parts.query, payload, deadline)
         except (OSError, http.client.HTTPException) as error:
             if isinstance(error, TimeoutError) or time.monotonic() >= deadline:
-                raise SystemTimeout(f"no complete reply within {self.timeout:g} s (--system-timeout)") from None
+                raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)") from None
             raise
         finally:
             cut.cancel()
             connection.close()
         if time.monotonic() >= deadline:
-            raise SystemTimeout(f"no complete reply within {self.timeout:g} s (--system-timeout)")
+            raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)")
         if not 200 <= response.status < 300:
             preview = bytes(body[:300]).decode("utf-8", "replace")
             raise SystemFailed(f"HTTP {response.status} {response.reason}: {preview}")
@@ -256,13 +294,13 @@ class HttpSystem(_External):
         declared = response.getheader("Content-Length")
         if declared and declared.isdigit() and int(declared) > self.max_reply_bytes:
             raise ReplyTooLarge(
-                f"the reply is {int(declared):,} bytes, over --max-reply-bytes ({self.max_reply_bytes:,} bytes)"
+                f"the reply is {int(declared):,} bytes, over max_reply_bytes ({self.max_reply_bytes:,} bytes)"
             )
         body = bytearray()
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise SystemTimeout(f"no complete reply within {self.timeout:g} s (--system-timeout)")
+                raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)")
             if connection.sock is not None:
                 connection.sock.settimeout(remaining)
             chunk = response.read1(_CHUNK)
@@ -270,7 +308,7 @@ class HttpSystem(_External):
                 break
             body += chunk
             if len(body) > self.max_reply_bytes:
-                raise ReplyTooLarge(f"the reply is over --max-reply-bytes ({self.max_reply_bytes:,} bytes)")
+                raise ReplyTooLarge(f"the reply is over max_reply_bytes ({self.max_reply_bytes:,} bytes)")
         return body, response
 
 
@@ -299,27 +337,22 @@ class CommandSystem(_External):
     """Runs a user's command with the question as JSON on stdin; reads JSON from stdout, within limits."""
 
     name = "command"
+    Options = CommandOptions
 
-    def __init__(
-        self,
-        command: str | None = None,
-        system_timeout: float = DEFAULT_DEADLINE,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
-        max_queries: int | None = None,
-    ) -> None:
+    def __init__(self, options: CommandOptions | None = None, **values: Any) -> None:
         super().__init__()
-        if not command or not command.strip():
-            raise UsageError("the command system needs --command 'CMD ARGS'")
-        try:
-            self.argv = shlex.split(command)
-        except ValueError as error:
-            raise UsageError(f"--command {command}: {error}") from None
+        self.options = CommandOptions.resolve(options, values, f"agent '{self.name}'")
+        self.argv = shlex.split(self.options.command)
         program = self.argv[0]
         found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
         if found is None or os.path.isdir(found):
-            raise UsageError(f"--command: '{program}' is not a program that can be run (not found or not executable)")
-        self.target = command
-        self.timeout, self.max_reply_bytes, self.max_queries = _limits(system_timeout, max_reply_bytes, max_queries)
+            raise UsageError(
+                f"agent 'command': option command: '{program}' is not a program that can be run "
+                "(not found or not executable)"
+            )
+        self.target = self.options.command
+        self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
+        self.max_reply_queries = self.options.max_reply_queries
 
     def call(self, payload: dict[str, Any]) -> Any:
         """One process (and its children) per question; killed at the deadline or when its output is too large."""
@@ -375,9 +408,9 @@ class CommandSystem(_External):
                 with contextlib.suppress(OSError):
                     stream.close()
         if too_large.is_set():
-            raise ReplyTooLarge(f"the output is over --max-reply-bytes ({self.max_reply_bytes:,} bytes)")
+            raise ReplyTooLarge(f"the output is over max_reply_bytes ({self.max_reply_bytes:,} bytes)")
         if timed_out:
-            raise SystemTimeout(f"no reply within {self.timeout:g} s (--system-timeout); the command was stopped")
+            raise SystemTimeout(f"no reply within {self.timeout:g} s (system_timeout); the command was stopped")
         if process.returncode != 0:
             detail = bytes(stderr).decode("utf-8", "replace").strip()[-300:]
             raise SystemFailed(f"exit code {process.returncode}: {detail}")
@@ -399,13 +432,13 @@ class PythonSystem(_External):
     """Calls `module:function(payload) -> dict`."""
 
     name = "python"
+    Options = PythonOptions
 
-    def __init__(self, function: str | None = None, max_queries: int | None = None) -> None:
+    def __init__(self, options: PythonOptions | None = None, **values: Any) -> None:
         super().__init__()
-        if not function or ":" not in function:
-            raise UsageError("the python system needs --function module:function")
-        self.target = function
-        self.max_queries = _query_cap(max_queries)
+        self.options = PythonOptions.resolve(options, values, f"agent '{self.name}'")
+        function = self.target = self.options.function
+        self.max_reply_queries = self.options.max_reply_queries
         module, _, name = function.partition(":")
         try:
             self.function: Callable[[dict], Any] = getattr(importlib.import_module(module), name)

@@ -4,6 +4,7 @@ from typing import Any
 
 from biarena.agents.system import AgentEnv, run_step
 from biarena.db import SqlProblem
+from biarena.options import NoOptions
 from biarena.records import Answer, Question, SystemSpec
 
 
@@ -11,6 +12,10 @@ class GoldSystem:
     """Answers with the gold SQL, transpiled to the database's engine when they differ."""
 
     name = "gold"
+    Options = NoOptions
+
+    def __init__(self, options: NoOptions | None = None, **values: Any) -> None:
+        self.options = NoOptions.resolve(options, values, f"agent '{self.name}'")
 
     def spec_options(self) -> dict[str, Any]:
         """The gold system has no options."""

@@ -2,10 +2,12 @@
 
 from typing import Any
 
-from biarena.agents.llm_agent import LLMAgent, Tally
+from pydantic import Field
+
+from biarena.agents.llm_agent import LLMAgent, SchemaAgentOptions, Tally
 from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
-from biarena.llm import Message, Model
+from biarena.llm import Message
 from biarena.records import Answer, Question, Step
 
 STEP_SCHEMA = {
@@ -21,19 +23,22 @@ STEP_SCHEMA = {
 NO_SQL = 'Your last reply chose "action": "query" but gave no SQL. Reply again with the "sql" to run, or answer.'
 
 
+class IterativeOptions(SchemaAgentOptions):
+    """Options of the iterative agent."""
+
+    max_tokens: int = Field(384, ge=1)
+    """Token budget of each reply."""
+    step_limit: int = Field(5, ge=1)
+    """Queries the agent may run before it must answer from what it found."""
+
+
 class Iterative(LLMAgent):
     """Plan-and-act loop (DB-QA's iterative strategy) with a step limit and a final consolidation."""
 
     name = "iterative"
+    Options = IterativeOptions
+    options: IterativeOptions
     templates = ("common_system", "iterative_step", "iterative_final")
-
-    def __init__(self, model: Model, *, step_limit: int = 5, max_tokens: int = 384, **kwargs: Any) -> None:
-        super().__init__(model, max_tokens=max_tokens, **kwargs)
-        self.step_limit = step_limit
-
-    def options(self) -> dict[str, Any]:
-        """The step limit."""
-        return {"step_limit": self.step_limit}
 
     @staticmethod
     def history(steps: list[Step]) -> str:
@@ -54,16 +59,17 @@ class Iterative(LLMAgent):
 
     def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """Loop until the model answers; at the step limit, answer from everything gathered."""
+        step_limit = self.options.step_limit
         system = self.system_message(env, question)
         thoughts: list[str] = []
-        while len(draft.steps) < self.step_limit:
+        while len(draft.steps) < step_limit:
             number = len(draft.steps) + 1
             prompt = render(
                 "iterative_step",
                 question=question.text,
                 history=self.history(draft.steps),
-                step_limit=self.step_limit,
-                remaining=self.step_limit - len(draft.steps),
+                step_limit=step_limit,
+                remaining=step_limit - len(draft.steps),
             )
             reply = self.decide(tally, system, prompt, f"step {number}")
             thought = str(reply.get("thought") or "").strip()
@@ -84,11 +90,9 @@ class Iterative(LLMAgent):
             draft.steps.append(self.execute(env, question, sql, thought or None))
             draft.final_sql = self.final_sql(draft.steps)
         else:
-            draft.notes.append(
-                f"the step limit ({self.step_limit}) was reached; the answer consolidates what was found"
-            )
+            draft.notes.append(f"the step limit ({step_limit}) was reached; the answer consolidates what was found")
         final = render(
-            "iterative_final", question=question.text, history=self.history(draft.steps), step_limit=self.step_limit
+            "iterative_final", question=question.text, history=self.history(draft.steps), step_limit=step_limit
         )
         text = self.chat(tally, [system, {"role": "user", "content": final}], stage="consolidation").text.strip()
         draft.text = text or None

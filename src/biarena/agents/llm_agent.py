@@ -4,10 +4,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import Field
+
 from biarena.agents.prompting import prompt_hash, render, text_hash
 from biarena.agents.system import AgentEnv, run_step
 from biarena.db import describe_schema
 from biarena.llm import Completion, Message, Model, ModelError, StructuredOutputError
+from biarena.options import Options
 from biarena.records import Answer, Question, Step, SystemSpec, Usage
 
 
@@ -30,31 +33,40 @@ class Tally:
             self.usage.cost = (self.usage.cost or 0.0) + cost
 
 
+class LLMAgentOptions(Options):
+    """What every model-driven agent takes."""
+
+    max_tokens: int = Field(512, ge=1)
+    """Token budget of each reply."""
+
+
+class SchemaAgentOptions(LLMAgentOptions):
+    """What every agent that is shown the schema takes."""
+
+    sample_rows: int = Field(2, ge=0)
+    """Sample rows per table in the schema the model is shown (a table that explains codes is shown whole)."""
+
+
 class LLMAgent:
     """Base of the agents that think with a model and act through the SQL sandbox."""
 
     name = "llm"
+    Options: type[LLMAgentOptions] = SchemaAgentOptions
     templates: tuple[str, ...] = ("common_system",)
     shows_schema = True
     """Whether the agent shows the model the schema description (recorded on each answer by hash and size)."""
 
-    def __init__(self, model: Model, *, max_tokens: int = 512, sample_rows: int = 2) -> None:
+    def __init__(self, model: Model, options: LLMAgentOptions | None = None, **values: Any) -> None:
         self.model = model
-        self.max_tokens = max_tokens
-        self.sample_rows = sample_rows
+        self.options = self.Options.resolve(options, values, f"agent '{self.name}'")
+        self.max_tokens = self.options.max_tokens
+        self.sample_rows = int(getattr(self.options, "sample_rows", 0))
         self._schemas: dict[tuple[int, str], str] = {}
         self._schema_lock = threading.Lock()
 
-    def options(self) -> dict[str, Any]:
-        """Agent-specific options that change answers."""
-        return {}
-
     def answer_options(self) -> dict[str, Any]:
-        """Every option that changes answers: the token budget, the schema's sample rows, the agent's own."""
-        base = {"max_tokens": self.max_tokens}
-        if self.shows_schema:
-            base["sample_rows"] = self.sample_rows
-        return {**base, **self.options()}
+        """Every option that changes answers (all of the agent's options; they are part of the run)."""
+        return self.options.model_dump()
 
     def spec_options(self) -> dict[str, Any]:
         """The model, prompt version and options (a different one is a different run)."""

@@ -7,10 +7,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from biarena.agents.llm_agent import LLMAgent, Tally
+from biarena.agents.llm_agent import LLMAgent, LLMAgentOptions, Tally
 from biarena.agents.prompting import CELL_CHARS, render
 from biarena.agents.system import AgentEnv
 from biarena.db import Database, SqlProblem
@@ -69,22 +70,27 @@ class TableRecords:
         return f"{self.title(shown)}:\n" + "\n".join(self.lines[: shown + 1])
 
 
+class NoInteractionOptions(LLMAgentOptions):
+    """Options of the no_interaction agent."""
+
+    context_tokens: int = Field(6000, ge=1)
+    """Context window the prompt, the records and the reply must fit in."""
+
+
 class NoInteraction(LLMAgent):
     """Answers from the data itself with a chain of thought, as many records as fit the context window."""
 
     name = "no_interaction"
+    Options = NoInteractionOptions
+    options: NoInteractionOptions
     templates = ("no_interaction",)
     shows_schema = False
 
-    def __init__(self, model: Model, *, context_tokens: int = 6000, max_tokens: int = 512) -> None:
-        super().__init__(model, max_tokens=max_tokens)
-        self.context_tokens = context_tokens
+    def __init__(self, model: Model, options: NoInteractionOptions | None = None, **values: Any) -> None:
+        super().__init__(model, options, **values)
+        self.context_tokens = self.options.context_tokens
         self._tables: dict[tuple[int, str], list[TableRecords]] = {}
         self._tables_lock = threading.Lock()
-
-    def options(self) -> dict[str, Any]:
-        """The context budget the records must fit."""
-        return {"context_tokens": self.context_tokens}
 
     @staticmethod
     def _count(db: Database, table: str) -> int | None:

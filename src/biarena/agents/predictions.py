@@ -7,6 +7,7 @@ from typing import Any
 from biarena.agents.system import AgentEnv, run_step
 from biarena.benchmarks.jsonl import read_jsonl
 from biarena.errors import FormatError, NotFoundError, UsageError
+from biarena.options import Options
 from biarena.records import Answer, Question, SystemSpec
 from biarena.records.sanitize import clean_text
 
@@ -21,7 +22,7 @@ def load_predictions(path: Path) -> dict[str, str | None]:
     null SQL records that the system gave none for that question.
     """
     if path.is_dir():
-        raise UsageError(f"--predictions {path}: is a folder; give the JSONL file of predictions inside it")
+        raise UsageError(f"predictions {path}: is a folder; give the JSONL file of predictions inside it")
     if not path.is_file():
         raise NotFoundError(f"predictions file not found: {path}")
     predictions: dict[str, str | None] = {}
@@ -54,15 +55,22 @@ def load_predictions(path: Path) -> dict[str, str | None]:
     return predictions
 
 
+class PredictionsOptions(Options):
+    """Options of the predictions system."""
+
+    predictions: Path
+    """JSONL of {"question_id", "sql"} from any system ("predicted_sql" or "query" also name the SQL)."""
+
+
 class PredictionsSystem:
     """Answers with the SQL an external system predicted for each question."""
 
     name = "predictions"
+    Options = PredictionsOptions
 
-    def __init__(self, predictions: str | Path | None = None) -> None:
-        if predictions is None:
-            raise UsageError("the predictions system needs --predictions FILE (JSONL of question_id and sql)")
-        self.path = Path(predictions)
+    def __init__(self, options: PredictionsOptions | None = None, **values: Any) -> None:
+        self.options = PredictionsOptions.resolve(options, values, f"agent '{self.name}'")
+        self.path = self.options.predictions
         self.predictions = load_predictions(self.path)
         self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
 

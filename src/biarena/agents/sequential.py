@@ -7,7 +7,9 @@ prompt, so they too are evaluated once for all questions."""
 
 from typing import Any
 
-from biarena.agents.llm_agent import LLMAgent, Tally
+from pydantic import Field
+
+from biarena.agents.llm_agent import LLMAgent, SchemaAgentOptions, Tally
 from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
 from biarena.agents.written_query import written_plan, written_queries
@@ -29,37 +31,51 @@ def tokens_for_words(words: int) -> int:
     return 50 + 3 * words // 2
 
 
+class SequentialOptions(SchemaAgentOptions):
+    """Options of the sequential agent; a budget left unset follows from the others."""
+
+    max_tokens: int | None = Field(
+        None, ge=1, description=f"Token budget of the plan and queries (default {PLAN_TOKENS} + {QUERY_TOKENS} each)."
+    )
+    max_queries: int = Field(5, ge=1)
+    """Queries the agent may write for a question, every one run (the reply stops where one more would begin)."""
+    answer_words: int | None = Field(
+        None,
+        ge=1,
+        description=f"Words in the answer (default {ANALYSIS_WORDS}; {SHORT_ANSWER_WORDS} with short_answer).",
+    )
+    answer_tokens: int | None = Field(None, ge=1, description="Token budget of the answer (default: answer_words fit).")
+    short_answer: bool = False
+    """Write a short BIS-style answer instead of an analysis."""
+
+    def resolved(self) -> "SequentialOptions":
+        """These options with each unset budget filled in from the others."""
+        words = self.answer_words or (SHORT_ANSWER_WORDS if self.short_answer else ANALYSIS_WORDS)
+        return self.model_copy(
+            update={
+                "max_tokens": self.max_tokens or PLAN_TOKENS + QUERY_TOKENS * self.max_queries,
+                "answer_words": words,
+                "answer_tokens": self.answer_tokens or tokens_for_words(words),
+            }
+        )
+
+
 class Sequential(LLMAgent):
     """A plan and up to `max_queries` queries in one reply; every query runs; a second call writes the answer."""
 
     name = "sequential"
+    Options = SequentialOptions
+    options: SequentialOptions
     templates = ("common_system", "sequential_system", "sequential_queries", "sequential_results")
 
-    def __init__(
-        self,
-        model: Model,
-        *,
-        max_queries: int = 5,
-        max_tokens: int | None = None,
-        answer_words: int | None = None,
-        answer_tokens: int | None = None,
-        short_answer: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(model, max_tokens=max_tokens or PLAN_TOKENS + QUERY_TOKENS * max_queries, **kwargs)
-        self.max_queries = max_queries
-        self.short_answer = short_answer
-        self.answer_words = answer_words or (SHORT_ANSWER_WORDS if short_answer else ANALYSIS_WORDS)
-        self.answer_tokens = answer_tokens or tokens_for_words(self.answer_words)
-
-    def options(self) -> dict[str, Any]:
-        """How many queries the agent may write, and the answer's form and length."""
-        return {
-            "max_queries": self.max_queries,
-            "answer_words": self.answer_words,
-            "answer_tokens": self.answer_tokens,
-            "short_answer": self.short_answer,
-        }
+    def __init__(self, model: Model, options: SequentialOptions | None = None, **values: Any) -> None:
+        super().__init__(model, options, **values)
+        self.options = self.options.resolved()
+        self.max_tokens = self.options.max_tokens or 0
+        self.max_queries = self.options.max_queries
+        self.short_answer = self.options.short_answer
+        self.answer_words = self.options.answer_words or 0
+        self.answer_tokens = self.options.answer_tokens or 0
 
     def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """S = h(Q, D, K); R = e(S); A = f(Q, R, K), with S and R index-aligned."""

@@ -1,31 +1,34 @@
 """`text2sql`: one query (BIS style), corrected once when it fails to run."""
 
-from typing import Any
+from pydantic import Field
 
-from biarena.agents.llm_agent import LLMAgent, Tally
+from biarena.agents.llm_agent import LLMAgent, SchemaAgentOptions, Tally
 from biarena.agents.prompting import render, result_text
 from biarena.agents.system import AgentEnv
 from biarena.agents.written_query import written_queries
-from biarena.llm import Message, Model
+from biarena.llm import Message
 from biarena.records import Answer, Question
 
 REPLY_KEPT_CHARS = 500
 """How much of a reply without SQL is kept in the answer's notes, for a reviewer."""
 
 
+class Text2SQLOptions(SchemaAgentOptions):
+    """Options of the text2sql agent."""
+
+    max_tokens: int = Field(384, ge=1)
+    """Token budget of each reply."""
+    retries: int = Field(1, ge=0)
+    """Corrected queries asked for after an execution error."""
+
+
 class Text2SQL(LLMAgent):
     """Question -> one SQL query -> run; on an execution error, the error goes back for a corrected query."""
 
     name = "text2sql"
+    Options = Text2SQLOptions
+    options: Text2SQLOptions
     templates = ("common_system", "text2sql", "text2sql_fix")
-
-    def __init__(self, model: Model, *, retries: int = 1, max_tokens: int = 384, **kwargs: Any) -> None:
-        super().__init__(model, max_tokens=max_tokens, **kwargs)
-        self.retries = retries
-
-    def options(self) -> dict[str, Any]:
-        """Self-correction retries."""
-        return {"retries": self.retries}
 
     def solve(self, question: Question, env: AgentEnv, tally: Tally, draft: Answer) -> None:
         """Write, run, and if needed correct one query."""
@@ -33,7 +36,7 @@ class Text2SQL(LLMAgent):
             self.system_message(env, question),
             {"role": "user", "content": render("text2sql", question=question.text)},
         ]
-        for attempt in range(self.retries + 1):
+        for attempt in range(self.options.retries + 1):
             stage = "query" if attempt == 0 else f"correction {attempt}"
             reply = self.chat(tally, messages, stage=stage).text
             queries = written_queries(reply)
@@ -47,7 +50,7 @@ class Text2SQL(LLMAgent):
             step = self.execute(env, question, queries[0].sql, queries[0].purpose)
             draft.steps.append(step)
             draft.final_sql = step.sql
-            if step.ok or attempt == self.retries:
+            if step.ok or attempt == self.options.retries:
                 break
             messages += [
                 {"role": "assistant", "content": reply},

@@ -1,29 +1,33 @@
 """Benchmarks: the native format, importers for published benchmarks, and built-in suites."""
 
 from collections.abc import Callable
+from typing import Any
 
 from biarena.benchmarks.anchor import anchor_benchmark, parse_now
 from biarena.benchmarks.bibench import import_bibench
 from biarena.benchmarks.bis import import_bis
-from biarena.benchmarks.builtin import BUILTINS, build_builtin, cache_dir, resolve_benchmark
+from biarena.benchmarks.builtin import BUILTINS, build_builtin, builtin_builder, cache_dir, resolve_benchmark
 from biarena.benchmarks.corgi import import_corgi
 from biarena.benchmarks.dbqa import import_dbqa
 from biarena.benchmarks.native import check_target, load_benchmark, save_benchmark
 from biarena.benchmarks.verticals import canonical_vertical
 
-IMPORTERS: dict[str, Callable[..., object]] = {
+IMPORTERS: dict[str, Callable[..., Any]] = {
     "bis": import_bis,
     "corgi": import_corgi,
     "bibench": import_bibench,
     "dbqa": import_dbqa,
 }
-"""Importers by source format: each reads a published layout into a Benchmark (CORGI's is a context manager)."""
+"""Importers by source format: `importer(path, options=None, **values)` reads a published layout into a Benchmark
+(CORGI's is a context manager yielding the benchmark and the verticals skipped); its `Options` model declares what
+it takes, and the first paragraph of its docstring is the `biarena import FORMAT` help."""
 
 __all__ = [
     "BUILTINS",
     "IMPORTERS",
     "anchor_benchmark",
     "build_builtin",
+    "builtin_builder",
     "cache_dir",
     "canonical_vertical",
     "check_target",

@@ -41,7 +41,7 @@ def anchor_benchmark(benchmark: Benchmark, now: Now | str) -> Benchmark:
         benchmark.now = moment
         return benchmark
     if not benchmark.databases:
-        raise UsageError("--now auto reads the latest timestamp in the databases, and this import has none")
+        raise UsageError("now=auto reads the latest timestamp in the databases, and this import has none")
     benchmark.now = None
     for name, ref in benchmark.databases.items():
         location = ref.url or str(Path(benchmark.database_location(name)))

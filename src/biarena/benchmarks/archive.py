@@ -9,14 +9,17 @@ from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Annotated, Any, BinaryIO
+
+from pydantic import BeforeValidator, Field
 
 from biarena.benchmarks.shown import shown
 from biarena.errors import FormatError, UsageError
+from biarena.options import Shown
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 DEFAULT_MAX_DB_SIZE = 4 * 1024**3
-"""Largest database an archive may expand to, unless the user says otherwise (--max-db-size)."""
+"""Largest database an archive may expand to, unless the user says otherwise (max_db_size)."""
 MAX_RATIO = 100
 """Largest expansion of an archive's bytes: real databases compress far less; a zip bomb far more."""
 RATIO_FLOOR = 1024**2
@@ -46,6 +49,20 @@ def format_size(size: int) -> str:
         if size >= factor and size % factor == 0:
             return f"{size // factor}{unit}"
     return f"{size} bytes" if size < 10_000 else f"{size / 1024**2:.1f}MiB"
+
+
+def _size(value: Any) -> Any:
+    """A size as given: a number of bytes, or text such as 4GiB or 500MB."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse_size(value)
+    except UsageError:
+        raise ValueError("not a size (e.g. 4GiB, 500MB, 1048576)") from None
+
+
+Size = Annotated[int, Shown("size", format_size), BeforeValidator(_size), Field(gt=0)]
+"""An option that is a size in bytes, given as a number or as text such as 4GiB."""
 
 
 def is_sqlite(path: Path) -> bool:
@@ -94,7 +111,7 @@ class Budget:
         """Count `count` more bytes written; FormatError when over the size limit or the ratio."""
         self.written += count
         if self.written > self.limit:
-            raise FormatError(f"{self.source}: the database is larger than --max-db-size {format_size(self.limit)}")
+            raise FormatError(f"{self.source}: the database is larger than max_db_size {format_size(self.limit)}")
         if self.written > max(RATIO_FLOOR, MAX_RATIO * self.compressed):
             raise FormatError(
                 f"{self.source}: expands more than {MAX_RATIO} times its {format_size(self.compressed)} "
@@ -145,7 +162,7 @@ def _write_members(
             if member.file_size > budget.limit:
                 raise FormatError(
                     f"{budget.source}: {member.filename} says it is {format_size(member.file_size)}, larger than "
-                    f"--max-db-size {format_size(budget.limit)}"
+                    f"max_db_size {format_size(budget.limit)}"
                 )
             try:
                 with zipped.open(member) as data:

@@ -2,17 +2,29 @@
 
 import re
 from pathlib import Path
+from typing import Any
 
-from biarena.benchmarks.anchor import Now, anchor_benchmark
+from pydantic import Field
+
+from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import SQLITE_HEADER, check_sqlite
+from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_json, text_field
 from biarena.benchmarks.paths import confined, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.errors import FormatError, NotFoundError, UsageError
+from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
 
 FIELDS = ("Query ID", "Natural Language Query", "Category", "Table(s) Used", "Domain", "Complexity")
 _FILE_SCHEMES = ("sqlite", "duckdb")
+
+
+class BIBenchOptions(ImportOptions):
+    """Options of the BI-Bench importer."""
+
+    databases: dict[str, str] = Field(default_factory=dict)
+    """DOMAIN=URL or DOMAIN=FILE: each domain's database (without any, the questions serve generation and judging)."""
 
 
 def _slug(text: str) -> str:
@@ -41,8 +53,12 @@ def _question_files(root: Path) -> list[Path]:
     raise NotFoundError(f"{root}: no such file or directory")
 
 
-def import_bibench(path: str | Path, databases: dict[str, str] | None = None, *, now: Now | str = None) -> Benchmark:
-    """Read BI-Bench JSON files (a folder of them, or one); `databases` maps a domain to a URL or file."""
+@takes(BIBenchOptions)
+def import_bibench(path: str | Path, options: BIBenchOptions | None = None, **values: Any) -> Benchmark:
+    """Import BI-Bench questions: a .json file or a folder of them (one per category); without databases they serve
+    generation and judging."""
+    chosen = BIBenchOptions.resolve(options, values, "importer 'bibench'")
+    databases, now = chosen.databases, chosen.now
     root = Path(path)
     files = _question_files(root)
     if not files:
@@ -94,19 +110,19 @@ def _database_refs(databases: dict[str, str], domains: set[str]) -> dict[str, Da
     for name, location in databases.items():
         key = _slug(name)
         if key in refs:
-            raise UsageError(f"--db names domain '{shown(name)}' twice")
+            raise UsageError(f"databases: domain '{shown(name)}' is named twice")
         if key not in domains:
             known = ", ".join(sorted(domains))
-            raise UsageError(f"--db {shown(name)}=...: no question has domain '{shown(name)}' (domains: {known})")
+            raise UsageError(f"databases {shown(name)}=...: no question has domain '{shown(name)}' (domains: {known})")
         refs[key] = _database_ref(name, location)
     unknown = sorted(domains - set(refs))
     if refs and unknown:
-        raise UsageError(f"--db given, but no database for domain(s): {', '.join(unknown)}")
+        raise UsageError(f"databases given, but none for domain(s): {', '.join(unknown)}")
     return refs
 
 
 def _database_ref(name: str, location: str) -> DatabaseRef:
-    where = f"--db {shown(name)}={shown(location)}"
+    where = f"databases {shown(name)}={shown(location)}"
     scheme = location.split("://", 1)[0].split("+", 1)[0].lower() if "://" in location else None
     if scheme is not None and scheme not in _FILE_SCHEMES:
         return DatabaseRef(url=location)

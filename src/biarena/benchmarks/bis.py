@@ -4,15 +4,18 @@ import sqlite3
 from contextlib import closing
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from biarena.benchmarks.anchor import Now, anchor_benchmark
+from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
+from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_json
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.yaml_file import field_errors
 from biarena.errors import FormatError, NotFoundError
+from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
 
 BIS_NOW = datetime(2023, 1, 17, 20, 20, 15)
@@ -118,8 +121,11 @@ def _text_field(item: dict, key: str, where: str, default: str | None = None) ->
     return value.strip()
 
 
-def import_bis(path: str | Path, *, now: Now | str = None) -> Benchmark:
-    """Read a BIS dataset folder (or a folder of them) into a Benchmark, anchored at BIS_NOW unless `now` says."""
+@takes(ImportOptions)
+def import_bis(path: str | Path, options: ImportOptions | None = None, **values: Any) -> Benchmark:
+    """Import BIS (questions_*.json, tables_*.json, *.sqlite3): a dataset folder or a folder of them, anchored at
+    2023-01-17 20:20:15 unless `now` says otherwise."""
+    chosen = ImportOptions.resolve(options, values, "importer 'bis'")
     root = Path(path)
     databases: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
@@ -159,7 +165,7 @@ def import_bis(path: str | Path, *, now: Now | str = None) -> Benchmark:
         databases=databases,
         questions=questions,
     )
-    return anchor_benchmark(benchmark, now)
+    return anchor_benchmark(benchmark, chosen.now)
 
 
 def _database_ref(root: Path, folder: Path, db_id: str, entries: list[SpiderSchema], where: str) -> DatabaseRef:

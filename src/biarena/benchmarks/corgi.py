@@ -7,19 +7,31 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from biarena.benchmarks.anchor import Now, anchor_benchmark
-from biarena.benchmarks.archive import DEFAULT_MAX_DB_SIZE, Budget, check_sqlite, extract_database, join_parts
+from biarena.benchmarks.archive import DEFAULT_MAX_DB_SIZE, Budget, Size, check_sqlite, extract_database, join_parts
+from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_text
 from biarena.benchmarks.paths import confined, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.benchmarks.verticals import same_vertical
 from biarena.errors import FormatError, NotFoundError, UsageError
+from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
 
 SHEETS = ("type2", "type3", "type4")
 _SEARCH_DEPTH = 2
 """How far below the given folder verticals are looked for (CORGI's repository keeps them one level down)."""
+
+
+class CorgiOptions(ImportOptions):
+    """Options of the CORGI importer."""
+
+    verticals: list[str] | None = None
+    """Only these verticals: biarena's names (app_store), hyphenated ones (app-store) or CORGI's folder names."""
+    max_db_size: Size = DEFAULT_MAX_DB_SIZE
+    """Largest database an archive may expand to (a 100x expansion limit holds too)."""
 
 
 @dataclass
@@ -162,26 +174,24 @@ def _select(folders: list[Path], verticals: list[str] | None, root: Path) -> lis
         hits = [f for f, name in named.items() if same_vertical(wanted, name) or same_vertical(wanted, f.name)]
         if not hits:
             raise UsageError(
-                f"--verticals: no vertical '{shown(wanted)}' in {root} (found: {', '.join(sorted(named.values()))})"
+                f"verticals: no vertical '{shown(wanted)}' in {root} (found: {', '.join(sorted(named.values()))})"
             )
         chosen += [f for f in hits if f not in chosen]
     return chosen
 
 
+@takes(CorgiOptions)
 @contextmanager
-def import_corgi(
-    path: str | Path,
-    *,
-    now: Now | str = None,
-    max_db_size: int = DEFAULT_MAX_DB_SIZE,
-    verticals: list[str] | None = None,
-) -> Iterator[CorgiImport]:
-    """Read CORGI verticals (a folder of them, or one) while the `with` block lasts.
+def import_corgi(path: str | Path, options: CorgiOptions | None = None, **values: Any) -> Iterator[CorgiImport]:
+    """Import CORGI (<name>-questions.xlsx, <name>.db / .db.zip / -partN.zip, description .txt): a vertical folder,
+    a folder of them, or CORGI's repository; a vertical whose database is missing or unusable is skipped, saying why.
 
-    Archived databases are extracted to a temporary directory that is removed when the block ends,
-    however it ends: save the benchmark inside the block. A vertical whose database is missing or
-    unusable is skipped (`skipped` says why); a broken questions workbook is a FormatError.
+    The import lasts while the `with` block does: archived databases are extracted to a temporary directory that is
+    removed when the block ends, however it ends, so save the benchmark inside the block. `skipped` says why each
+    skipped vertical was; a broken questions workbook is a FormatError.
     """
+    chosen = CorgiOptions.resolve(options, values, "importer 'corgi'")
+    now, max_db_size, verticals = chosen.now, chosen.max_db_size, chosen.verticals
     root = Path(path)
     if not root.is_dir():
         raise NotFoundError(f"{root}: no such directory")

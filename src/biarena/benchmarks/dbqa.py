@@ -3,14 +3,23 @@
 from pathlib import Path
 from typing import Any
 
-from biarena.benchmarks.anchor import Now, anchor_benchmark
+from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
+from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_json, text_field
 from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.errors import FormatError, NotFoundError
+from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
+
+
+class DBQAOptions(ImportOptions):
+    """Options of the DB QA importer."""
+
+    databases: Path
+    """Spider-style folder of the questions' databases: <db_id>/<db_id>.sqlite."""
 
 
 def _records(path: Path) -> list[tuple[str, Any]]:
@@ -30,9 +39,12 @@ def _spider_database(root: Path, db_id: str) -> Path | None:
     return None
 
 
-def import_dbqa(path: str | Path, databases: str | Path, *, now: Now | str = None) -> Benchmark:
-    """Read questions (JSON or JSONL: question, answer, type, db_id, optional id and query) over a Spider folder."""
-    source, root = Path(path), Path(databases)
+@takes(DBQAOptions)
+def import_dbqa(path: str | Path, options: DBQAOptions | None = None, **values: Any) -> Benchmark:
+    """Import long-form database QA questions with reference answers (conclusive / interpretive): a JSON or JSONL
+    file of question, answer, type, db_id (optional id and query) over a Spider-style folder of databases."""
+    chosen = DBQAOptions.resolve(options, values, "importer 'dbqa'")
+    source, root, now = Path(path), chosen.databases, chosen.now
     if not source.is_file():
         raise NotFoundError(f"{source}: file not found")
     if not root.is_dir():

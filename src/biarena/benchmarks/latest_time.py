@@ -93,7 +93,7 @@ def _sqlite_latest(path: Path) -> Latest | None:
                         value = _first_parsable(conn, table, column)
                     best = _later(best, value, f"{table}.{column}")
     except sqlite3.DatabaseError as error:
-        raise FormatError(f"{path}: cannot read the database for --now auto ({error})") from None
+        raise FormatError(f"{path}: cannot read the database for now=auto ({error})") from None
     return best
 
 
@@ -119,7 +119,7 @@ def _duckdb_latest(path: Path) -> Latest | None:
         with duckdb.connect(str(path), read_only=True) as conn:
             return _duckdb_scan(conn)
     except duckdb.Error as error:
-        raise FormatError(f"{path}: cannot read the database for --now auto ({error})") from None
+        raise FormatError(f"{path}: cannot read the database for now=auto ({error})") from None
 
 
 def _duckdb_scan(conn: Any) -> Latest | None:
@@ -158,7 +158,7 @@ def _server_latest(url: str) -> Latest | None:
     try:
         engine = sa.create_engine(url)
     except Exception as error:  # an unknown driver or a malformed URL, whatever SQLAlchemy raises for it
-        raise UsageError(f"{url}: cannot open for --now auto ({type(error).__name__}: {error})") from None
+        raise UsageError(f"{url}: cannot open for now=auto ({type(error).__name__}: {error})") from None
     best: Latest | None = None
     try:
         with engine.connect() as conn:
@@ -170,7 +170,7 @@ def _server_latest(url: str) -> Latest | None:
                     query = sa.select(sa.func.max(sa.column(column["name"]))).select_from(sa.table(table))
                     best = _later(best, conn.execute(query).scalar(), f"{table}.{column['name']}")
     except sa.exc.SQLAlchemyError as error:
-        raise UsageError(f"{url}: cannot read for --now auto ({error.__class__.__name__}: {error})") from None
+        raise UsageError(f"{url}: cannot read for now=auto ({error.__class__.__name__}: {error})") from None
     finally:
         engine.dispose()
     return best

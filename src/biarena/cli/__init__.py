@@ -15,7 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "demo_cmd:demo",
         "Build the built-in benchmark, run agents with the local model, score them, and write report.html.",
     ),
-    "build": ("build_cmd:build", "Build a built-in benchmark (databases, questions, gold SQL) into a directory."),
+    "build": ("build_cmd:command", "Build a built-in benchmark (databases, questions, gold SQL) into a directory."),
     "import": ("import_cmd:app", "Import a published benchmark into biarena's native format."),
     "synth": ("synth_cmd:app", "Business database simulator."),
     "suite": ("suite_cmd:app", "Build benchmark suites over simulated business databases."),
@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "load": ("load_cmd:load", "Load the benchmark's databases into a server, so `biarena run --db-url` can use them."),
     "run": (
-        "run_cmd:run",
+        "run_cmd:command",
         "Run a system over a benchmark; a killed run resumes where it stopped, and a wider selection grows it.",
     ),
     "score": (
@@ -48,6 +48,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "judge": ("judge_cmd:app", "Measure how far to trust a judge."),
     "arena": ("arena_cmd:app", "Blind pairwise human evaluation of runs, with a Bradley-Terry leaderboard."),
+    "describe": (
+        "describe_cmd:describe",
+        "List the agents, importers or built-in benchmarks, or the options one takes.",
+    ),
 }
 """Each command: where it lives in `biarena.cli` (module:attribute, a Typer app or a function) and the start of its
 help, shown in `biarena --help` without importing the command (a test keeps it the start of the command's own help)."""
@@ -60,6 +64,8 @@ def load_command(name: str) -> Any:
     target = getattr(importlib.import_module(f"biarena.cli.{module_name}"), attribute)
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)
+    elif isinstance(target, TyperCommand):  # a command built with its own class (old flags kept as aliases)
+        command = target
     else:
         single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
         single.command(name)(target)

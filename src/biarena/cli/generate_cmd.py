@@ -3,20 +3,23 @@
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import typer
+from pydantic import Field, field_validator
 from rich.text import Text
 
 from biarena.benchmarks import save_benchmark
 from biarena.cli.console import err, new_table, print_table, row
-from biarena.cli.options import flag
+from biarena.cli.legacy_flags import LEGACY, legacy_flags
+from biarena.cli.options import OPTIONS_FILE, flag, gather_options
 from biarena.db import describe_schema, open_database
-from biarena.errors import UsageError
+from biarena.errors import UsageError, did_you_mean
 from biarena.generate.factory import generate_questions, latest_time
 from biarena.generate.roles import load_roles
 from biarena.generate.templates import CATEGORIES
 from biarena.llm import Model
+from biarena.options import Options
 from biarena.records import Benchmark, DatabaseRef
 
 T = TypeVar("T")
@@ -120,7 +123,70 @@ def _print_figures(pipeline: dict, out: Path) -> None:
         raise typer.Exit(1)
 
 
-@app.command("questions")
+def _some_of(values: list[str] | None, module_attribute: str) -> list[str] | None:
+    """`values` lower-cased, each checked against the choices at `module:attribute` (imported only now)."""
+    if values is None:
+        return None
+    import importlib
+
+    module, _, attribute = module_attribute.partition(":")
+    choices = tuple(getattr(importlib.import_module(module), attribute))
+    wanted = list(dict.fromkeys(v.strip().lower() for v in values if v.strip()))
+    unknown = [v for v in wanted if v not in choices]
+    if not wanted or unknown:
+        raise ValueError(f"must be some of {', '.join(choices)}")
+    return wanted
+
+
+class LLMQuestionsOptions(Options):
+    """BI-Bench's pipeline (`--method llm`): questions per category x complexity, answerability and tables checked."""
+
+    checker: str | None = None
+    """A different model that checks answerability and table completeness (default: the generating model)."""
+    categories: list[str] | None = None
+    """Only these categories: descriptive, diagnostic, predictive, prescriptive (default: all)."""
+    complexities: list[str] | None = None
+    """Only these complexities: basic, intermediate, advanced (default: all)."""
+    per_cell: int = Field(3, ge=1)
+    """Questions asked for per category and complexity."""
+    sample_rows: int = Field(2, ge=0)
+    """Sample rows per table shown with the schema."""
+
+    @field_validator("categories")
+    @classmethod
+    def _categories(cls, values: list[str] | None) -> list[str] | None:
+        return _some_of(values, "biarena.generate.bibench_questions:CATEGORIES")
+
+    @field_validator("complexities")
+    @classmethod
+    def _complexities(cls, values: list[str] | None) -> list[str] | None:
+        return _some_of(values, "biarena.generate.bibench_questions:COMPLEXITIES")
+
+
+class TemplateQuestionsOptions(Options):
+    """The template factory (`--method template`): BIS-category questions with gold SQL, from a roles annotation."""
+
+    roles: Path
+    """roles.yaml: the database's column roles (metrics, dimensions, time, joins, mappings)."""
+    languages: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"])
+    """Languages of the questions: en, zh."""
+    per_category: int = Field(3, ge=1)
+    """Questions per category (and language)."""
+    seed: int = 0
+    """Random seed: the same seed gives the same questions."""
+
+
+METHODS: dict[str, type[Options]] = {"llm": LLMQuestionsOptions, "template": TemplateQuestionsOptions}
+"""How `generate questions` makes questions, and the options each way takes."""
+QUESTIONS_FLAGS = {f"--{name.replace('_', '-')}": name for model in METHODS.values() for name in model.model_fields}
+"""The method options `generate questions` once took as flags: still accepted, hidden, as spellings of -O."""
+
+
+def _methods_help() -> str:
+    return "; ".join(f"{method}: {', '.join(model.model_fields)}" for method, model in METHODS.items())
+
+
+@app.command("questions", cls=legacy_flags(QUESTIONS_FLAGS))
 def questions(
     database: Path = typer.Argument(..., metavar="DB", help="SQLite or DuckDB file."),
     out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write (continued when it holds one)."),
@@ -128,30 +194,25 @@ def questions(
     model: str = typer.Option(
         "local", "--model", help=f"The model that generates questions and names tables ({_SEE})."
     ),
-    checker: str | None = typer.Option(
-        None, "--checker", help="A different model that checks answerability and table completeness (default: --model)."
+    option: list[str] | None = typer.Option(
+        None,
+        "-O",
+        metavar="NAME=VALUE",
+        help=f"Set an option of the method (repeatable): {_methods_help()}; `biarena describe question-method NAME` "
+        "lists them with their defaults.",
     ),
-    categories: str | None = typer.Option(
-        None, "--categories", help="Comma-separated: descriptive, diagnostic, predictive, prescriptive (default: all)."
-    ),
-    complexities: str | None = typer.Option(
-        None, "--complexities", help="Comma-separated: basic, intermediate, advanced (default: all)."
-    ),
-    per_cell: int = typer.Option(3, "--per-cell", min=1, help="Questions asked for per category and complexity."),
-    sample_rows: int = typer.Option(2, "--sample-rows", min=0, help="Sample rows per table shown with the schema."),
+    options_file: Path | None = OPTIONS_FILE,
     max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
     no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
-    roles_path: Path | None = typer.Option(None, "--roles", help="roles.yaml (the template method's annotation)."),
-    languages: str = typer.Option("en", "--languages", help="Template method: comma-separated languages (en, zh)."),
-    per_category: int = typer.Option(3, "--per-category", min=1, help="Template method: questions per category."),
-    seed: int = typer.Option(0, "--seed", help="Template method: random seed."),
     name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),
     force: bool = flag("--force", "Start over when the directory holds a generation with other settings."),
+    legacy: list[str] | None = LEGACY,
 ) -> None:
     """BI-Bench's pipeline: generate per category x complexity, check answerability, identify and verify tables.
 
     Every step is journaled in the output directory (a killed run continues) and counted in pipeline.json;
     checks.jsonl keeps what each check said about each question, kept or dropped.
+    The method's options: -O NAME=VALUE or --options FILE.yaml (`biarena describe question-method NAME`).
     """
     from biarena.generate.bibench_questions import (
         CATEGORIES as BIBENCH_CATEGORIES,
@@ -160,32 +221,29 @@ def questions(
         COMPLEXITIES,
         generate_bibench_questions,
         generate_template_questions,
-        parse_choice,
     )
 
+    if method not in METHODS:
+        raise UsageError(f"--method takes llm or template, not '{method}'{did_you_mean(method, list(METHODS))}")
     if not database.is_file():
         raise UsageError(f"database file not found: {database}")
-    if method == "template":
-        if roles_path is None:
-            raise UsageError("--method template needs --roles roles.yaml")
-        wanted = tuple(x.strip() for x in languages.split(",") if x.strip())
-        if not wanted or any(x not in ("en", "zh") for x in wanted):
-            raise UsageError(f"--languages takes en and/or zh, not '{languages}'")
+    pairs = [*(legacy or []), *(option or [])]
+    chosen = gather_options(METHODS[method], f"method '{method}'", pairs, options_file)
+    if isinstance(chosen, TemplateQuestionsOptions):
         result = generate_template_questions(
             database,
             out,
-            roles_path=roles_path,
-            languages=wanted,
-            per_category=per_category,
-            seed=seed,
+            roles_path=chosen.roles,
+            languages=tuple(chosen.languages),
+            per_category=chosen.per_category,
+            seed=chosen.seed,
             name=name,
             force=force,
             say=_say,
         )
-    elif method == "llm":
-        chosen_categories = parse_choice(categories, tuple(BIBENCH_CATEGORIES), "--categories")
-        chosen_complexities = parse_choice(complexities, COMPLEXITIES, "--complexities")
-        generator, check = _models(model, checker, no_cache)
+    else:
+        assert isinstance(chosen, LLMQuestionsOptions)
+        generator, check = _models(model, chosen.checker, no_cache)
         result = _interruptible(
             out,
             generate_bibench_questions,
@@ -193,17 +251,15 @@ def questions(
             out,
             model=generator,
             checker=check,
-            categories=chosen_categories,
-            complexities=chosen_complexities,
-            per_cell=per_cell,
-            sample_rows=sample_rows,
+            categories=tuple(chosen.categories or BIBENCH_CATEGORIES),
+            complexities=tuple(chosen.complexities or COMPLEXITIES),
+            per_cell=chosen.per_cell,
+            sample_rows=chosen.sample_rows,
             max_calls=max_calls,
             name=name,
             force=force,
             say=_say,
         )
-    else:
-        raise UsageError(f"--method takes llm or template, not '{method}'")
     _print_figures(result.pipeline, out)
 
 

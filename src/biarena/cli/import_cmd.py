@@ -1,31 +1,27 @@
-"""`biarena import FORMAT PATH -o DIR`: read a published benchmark into the native format."""
+"""`biarena import FORMAT PATH -o DIR [-O NAME=VALUE]`: read a published benchmark into the native format; one
+command per importer in IMPORTERS."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 
 import typer
 
-from biarena.benchmarks import import_bibench, import_bis, import_corgi, import_dbqa, save_benchmark
-from biarena.benchmarks.anchor import Now, parse_now, unanchored
-from biarena.benchmarks.archive import DEFAULT_MAX_DB_SIZE, format_size, parse_size
+from biarena.benchmarks import IMPORTERS, save_benchmark
+from biarena.benchmarks.anchor import Now, unanchored
 from biarena.benchmarks.native import check_target
 from biarena.benchmarks.shown import shown
 from biarena.cli.console import err
-from biarena.errors import BiarenaError, FormatError, UsageError
+from biarena.cli.legacy_flags import LEGACY, legacy_flags
+from biarena.cli.options import OPTIONS_FILE, flag, gather_options, option_pairs
+from biarena.errors import BiarenaError, FormatError
+from biarena.options import Options, options_model
 from biarena.records import Benchmark
 
 app = typer.Typer(help="Import a published benchmark into biarena's native format.", no_args_is_help=True)
 
 OUT = typer.Option(..., "-o", "--out", help="Directory to write the benchmark to (absent or empty).")
-FORCE = typer.Option(False, "--force", help="Replace an existing benchmark directory (never any other folder).")
-NOW = typer.Option(
-    None,
-    "--now",
-    metavar="DATETIME|auto",
-    help="Clock anchor for relative questions ('last month'): a date or date-time such as '2023-01-17 20:20:15', "
-    "or auto: each database's latest timestamp (ISO text and date/time columns).",
-)
+FORCE = flag("--force", "Replace an existing benchmark directory (never any other folder).")
 
 
 def _say(line: str) -> None:
@@ -48,7 +44,7 @@ def _one_line() -> Iterator[None]:
 def _save(benchmark: Benchmark, out: Path, force: bool, now: Now) -> None:
     if now == "auto":
         for name in unanchored(benchmark):
-            _say(f"warning: --now auto: database '{name}' holds no date or time; its questions have no clock anchor")
+            _say(f"warning: now=auto: database '{name}' holds no date or time; its questions have no clock anchor")
     save_benchmark(benchmark, out, overwrite=force)
     languages = sorted({q.language for q in benchmark.questions})
     categories = sorted({lab for q in benchmark.questions for lab in q.labels})
@@ -63,84 +59,62 @@ def _save(benchmark: Benchmark, out: Path, force: bool, now: Now) -> None:
             _say(f"clock for '{name}' anchored at {ref.now.isoformat(sep=' ')} (latest value of {ref.now_from})")
 
 
-@app.command("bis")
-def bis(
-    path: Path = typer.Argument(..., help="A BIS dataset folder, or a folder of them."),
-    out: Path = OUT,
-    now: str | None = NOW,
-    force: bool = FORCE,
-) -> None:
-    """Import BIS (questions_*.json, tables_*.json, *.sqlite3), anchored at 2023-01-17 20:20:15 unless --now."""
-    with _one_line():
-        moment = parse_now(now)
-        check_target(out, overwrite=force)
-        _save(import_bis(path, now=moment), out, force, moment)
+IMPORT_FLAGS = {
+    "--now": "now",
+    "--verticals": "verticals",
+    "--max-db-size": "max_db_size",
+    "--db": "databases",
+    "--databases": "databases",
+}
+"""The importer options `import` once took as flags: still accepted, hidden, as spellings of `-O NAME=VALUE`."""
 
 
-@app.command("corgi")
-def corgi(
-    path: Path = typer.Argument(..., help="A CORGI vertical folder, a folder of them, or CORGI's repository."),
-    out: Path = OUT,
-    now: str | None = NOW,
-    verticals: list[str] = typer.Option(
-        None, "--verticals", help="Only these verticals (comma-separated or repeated): app-store, app_store, ..."
-    ),
-    max_db_size: str = typer.Option(
-        format_size(DEFAULT_MAX_DB_SIZE), "--max-db-size", help="Largest database an archive may expand to."
-    ),
-    force: bool = FORCE,
-) -> None:
-    """Import CORGI (<name>-questions.xlsx, <name>.db / .db.zip / -partN.zip, description .txt).
-
-    A vertical whose database is missing or unusable is skipped with a warning saying why.
-    """
-    with _one_line():
-        moment = parse_now(now)
-        limit = parse_size(max_db_size)
-        names = [n.strip() for value in verticals or [] for n in value.split(",") if n.strip()] or None
-        check_target(out, overwrite=force)
-        with import_corgi(path, now=moment, max_db_size=limit, verticals=names) as imported:
-            if not imported.benchmark.questions:
-                reasons = "; ".join(f"{name}: {why}" for name, why in imported.skipped.items())
-                raise FormatError(f"{path}: no vertical could be imported ({reasons})")
-            for name, why in imported.skipped.items():
-                _say(f"warning: vertical '{name}' skipped: {why}")
-            _save(imported.benchmark, out, force, moment)
+def _import(name: str, path: Path, out: Path, force: bool, options: Options) -> None:
+    """Run importer `name` and save what it read (an importer that is a context manager is read inside it)."""
+    with ExitStack() as stack:
+        made = IMPORTERS[name](path, options)
+        if isinstance(made, AbstractContextManager):
+            made = stack.enter_context(made)
+        benchmark: Benchmark = getattr(made, "benchmark", made)
+        skipped: dict[str, str] = getattr(made, "skipped", {})  # CORGI's verticals whose database is unusable
+        if skipped and not benchmark.questions:
+            reasons = "; ".join(f"{vertical}: {why}" for vertical, why in skipped.items())
+            raise FormatError(f"{path}: no vertical could be imported ({reasons})")
+        for vertical, why in skipped.items():
+            _say(f"warning: vertical '{vertical}' skipped: {why}")
+        _save(benchmark, out, force, getattr(options, "now", None))
 
 
-@app.command("bibench")
-def bibench(
-    path: Path = typer.Argument(..., help="A BI-Bench .json file or a folder of them (one per category)."),
-    out: Path = OUT,
-    db: list[str] = typer.Option(None, "--db", help="DOMAIN=URL-or-file for a domain's database (repeatable)."),
-    now: str | None = NOW,
-    force: bool = FORCE,
-) -> None:
-    """Import BI-Bench questions; without --db they serve generation and judging."""
-    databases = {}
-    for value in db or []:
-        name, sep, location = value.partition("=")
-        if not sep or not name.strip() or not location.strip():
-            raise UsageError(f"--db takes DOMAIN=URL or DOMAIN=FILE, not '{shown(value)}'")
-        if name.strip() in databases:
-            raise UsageError(f"--db names domain '{shown(name.strip())}' twice")
-        databases[name.strip()] = location.strip()
-    with _one_line():
-        moment = parse_now(now)
-        check_target(out, overwrite=force)
-        _save(import_bibench(path, databases, now=moment), out, force, moment)
+def _help(name: str) -> str:
+    """The help of `import NAME`: the first paragraph of the importer's docstring, then the options it takes."""
+    importer = IMPORTERS[name]
+    about = " ".join((importer.__doc__ or "").split("\n\n")[0].split())
+    names = ", ".join(options_model(importer).model_fields)
+    return (
+        f"{about}\n\nOptions (-O NAME=VALUE): {names}; `biarena describe importer {name}` lists them with their "
+        "defaults. -o must be absent or empty."
+    )
 
 
-@app.command("dbqa")
-def dbqa(
-    path: Path = typer.Argument(..., help="Questions: JSON or JSONL with question, answer, type, db_id."),
-    databases: Path = typer.Option(..., "--databases", help="Spider-style folder: <db_id>/<db_id>.sqlite."),
-    out: Path = OUT,
-    now: str | None = NOW,
-    force: bool = FORCE,
-) -> None:
-    """Import long-form database QA questions with reference answers (conclusive / interpretive)."""
-    with _one_line():
-        moment = parse_now(now)
-        check_target(out, overwrite=force)
-        _save(import_dbqa(path, databases, now=moment), out, force, moment)
+def _command(name: str) -> Callable[..., None]:
+    """The `import NAME` command."""
+
+    def command(
+        path: Path = typer.Argument(..., metavar="PATH", help="The published file or folder (see above)."),
+        out: Path = OUT,
+        option: list[str] | None = option_pairs(f"biarena describe importer {name}"),
+        options_file: Path | None = OPTIONS_FILE,
+        force: bool = FORCE,
+        legacy: list[str] | None = LEGACY,
+    ) -> None:
+        with _one_line():
+            model = options_model(IMPORTERS[name])
+            options = gather_options(model, f"importer '{name}'", [*(legacy or []), *(option or [])], options_file)
+            check_target(out, overwrite=force)
+            _import(name, path, out, force, options)
+
+    return command
+
+
+for _name in IMPORTERS:
+    app.command(_name, help=_help(_name), cls=legacy_flags(IMPORT_FLAGS))(_command(_name))

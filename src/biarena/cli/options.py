@@ -1,13 +1,19 @@
-"""Options several commands share."""
+"""Options several commands share, and the `-O NAME=VALUE` / `--options FILE.yaml` pair every command with an
+agent, importer or built-in reads the same way."""
 
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 import typer
 
+from biarena.benchmarks.yaml_file import read_yaml
 from biarena.db import SandboxLimits
 from biarena.db.limits import OPTION_NAMES
-from biarena.errors import UsageError
+from biarena.errors import FormatError, NotFoundError, UsageError
+from biarena.options import Options, option_name, parse_option_pairs, validate_options
 from biarena.records import Benchmark
+
+OptionsModel = TypeVar("OptionsModel", bound=Options)
 
 DB_URL = typer.Option(
     None,
@@ -47,6 +53,21 @@ def sandbox_limits(values: list[str] | None, timeout: float) -> SandboxLimits:
     return SandboxLimits(timeout=timeout).with_options(changes)
 
 
+def option_pairs(describe: str) -> Any:
+    """The repeatable `-O NAME=VALUE` option; `describe` is the command that lists the names, types and defaults."""
+    return typer.Option(
+        None,
+        "-O",
+        metavar="NAME=VALUE",
+        help=f"Set an option (repeatable; a list takes a,b,c); `{describe}` lists them with their defaults.",
+    )
+
+
+OPTIONS_FILE = typer.Option(
+    None, "--options", metavar="FILE.yaml", help="Options from a YAML mapping of NAME: VALUE (-O wins over it)."
+)
+
+
 def flag(name: str, help: str) -> Any:
     """An on/off option that takes no value (shown without a type in --help)."""
     return typer.Option(False, name, help=help, metavar="")
@@ -76,3 +97,28 @@ def db_overrides(values: list[str] | None, benchmark: Benchmark) -> dict[str, st
         else:
             overrides["*"] = value
     return overrides
+
+
+def read_options_file(path: Path) -> dict[str, Any]:
+    """An options file: a YAML (or JSON) mapping of option names to values; dates stay text for the model to read."""
+    if not path.is_file():
+        raise NotFoundError(f"options file not found: {path}")
+    data = read_yaml(path, timestamps=False)
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
+        raise FormatError(f"{path}: an options file is a mapping of option names to values")
+    return {option_name(key): value for key, value in data.items()}
+
+
+def gather_options(
+    model: type[OptionsModel],
+    owner: str,
+    pairs: list[str] | None = None,
+    file: Path | None = None,
+    flag: str = "-O",
+) -> OptionsModel:
+    """Options from an options file and `-O NAME=VALUE` pairs (the pairs win), validated against `model`."""
+    values = read_options_file(file) if file is not None else {}
+    values.update(parse_option_pairs(model, pairs or [], flag))
+    return validate_options(model, values, owner, flag)

@@ -7,14 +7,27 @@ from typing import Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from biarena.agents import MODEL_AGENTS, System, make_system
+from biarena.agents import MODEL_AGENTS, SYSTEMS, System, system_factory
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
-from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, db_overrides, flag, sandbox_limits
+from biarena.cli.legacy_flags import LEGACY, legacy_command, legacy_flags
+from biarena.cli.options import (
+    ALLOW_SUPERUSER,
+    DB_URL,
+    OPTIONS_FILE,
+    SANDBOX,
+    TIMEOUT,
+    db_overrides,
+    flag,
+    gather_options,
+    option_pairs,
+    sandbox_limits,
+)
 from biarena.db import DatabasePool
 from biarena.errors import UsageError
 from biarena.llm import DEFAULT_MODEL, get_model
 from biarena.llm.prices import load_prices, prices_for
+from biarena.options import Options, options_model
 from biarena.records import Benchmark, Question
 from biarena.runner import (
     RunProgress,
@@ -32,6 +45,24 @@ _REPLAYS = frozenset({"gold", "predictions"})
 """Systems that replay fixed SQL: asking them again gives the same answer."""
 
 
+RUN_FLAGS = {
+    "--predictions": "predictions",
+    "--url": "url",
+    "--command": "command",
+    "--function": "function",
+    "--max-queries": "max_queries",
+    "--system-timeout": "system_timeout",
+    "--max-reply-bytes": "max_reply_bytes",
+    "--max-tokens": "max_tokens",
+    "--answer-words": "answer_words",
+    "--step-limit": "step_limit",
+    "--sample-rows": "sample_rows",
+    "--context-tokens": "context_tokens",
+}
+"""The agent options `run` once took as flags: still accepted, hidden, as spellings of `-O NAME=VALUE`."""
+RUN_SWITCHES = {"--short-answer": "short_answer"}
+
+
 def build_system(
     name: str,
     *,
@@ -40,10 +71,13 @@ def build_system(
     concurrency: int = 1,
     prices: Path | None = None,
     structured: str | None = None,
-    **options: Any,
+    options: Options | None = None,
+    **values: Any,
 ) -> System:
-    """Make the named system, with a model for the agents that need one (priced from the `prices` table file)."""
-    given = {k: v for k, v in options.items() if v is not None}
+    """Make the named system with its options (an options object or keywords), with a model for the agents that
+    need one (priced from the `prices` table file)."""
+    factory = system_factory(name)
+    given: dict[str, Any] = {}
     if name in MODEL_AGENTS:
         built = get_model(
             model or DEFAULT_MODEL, use_cache=not no_cache, concurrency=max(1, concurrency), structured=structured
@@ -52,64 +86,33 @@ def build_system(
             built.prices = prices_for(load_prices(prices), model or DEFAULT_MODEL, built.spec, source=str(prices))
         given["model"] = built
     elif model is not None or prices is not None:
-        raise UsageError(f"system '{name}' does not use a model ({'--model' if model is not None else '--prices'})")
+        raise UsageError(f"agent '{name}' does not use a model ({'--model' if model is not None else '--prices'})")
     elif structured is not None:
-        raise UsageError(f"system '{name}' does not use a model (--structured)")
-    return make_system(name, **given)
+        raise UsageError(f"agent '{name}' does not use a model (--structured)")
+    return factory(**given, options=options, **values)
+
+
+def agent_options(name: str, pairs: list[str] | None, file: Path | None, legacy: list[str] | None) -> Options:
+    """The options of agent `name` from an options file, the old flags and `-O` pairs (each wins over the one before).
+
+    The old `--max-queries` of an external system is its `max_reply_queries`."""
+    model = options_model(system_factory(name))
+    renamed = []
+    for pair in legacy or []:
+        key, _, value = pair.partition("=")
+        if key == "max_queries" and "max_reply_queries" in model.model_fields:
+            key = "max_reply_queries"
+        renamed.append(f"{key}={value}")
+    return gather_options(model, f"agent '{name}'", [*renamed, *(pairs or [])], file)
 
 
 def run(
     benchmark_arg: str = typer.Argument(..., metavar="BENCH", help="Benchmark directory or built-in name."),
-    agent: str | None = typer.Option(
-        None,
-        "--agent",
-        help="text2sql, sequential, iterative, no_interaction, "
-        "bibench_baseline, http, command, python, gold, predictions.",
-    ),
-    system: str | None = typer.Option(None, "--system", help="Same as --agent."),
+    agent: str | None = typer.Option(None, "--agent", metavar="NAME", help=f"The system to run: {', '.join(SYSTEMS)}."),
     model: str | None = typer.Option(None, "--model", help="local (default), local:/path.gguf, openai:MODEL[@URL]."),
     out: Path = typer.Option(..., "-o", "--out", help="Run file to write (resumed when it exists)."),
-    predictions: Path | None = typer.Option(
-        None, "--predictions", help="JSONL of {question_id, sql} (predictions); `predicted_sql` or `query` also do."
-    ),
-    url: str | None = typer.Option(None, "--url", help="Endpoint of the http system."),
-    command: str | None = typer.Option(None, "--command", help="Command of the command system."),
-    function: str | None = typer.Option(None, "--function", help="module:function of the python system."),
-    max_queries: int | None = typer.Option(
-        None,
-        "--max-queries",
-        min=1,
-        help="Queries the sequential agent may write; for http, command and python systems, the most queries run "
-        "per reply (default 20).",
-    ),
-    system_timeout: float | None = typer.Option(
-        None,
-        "--system-timeout",
-        min=0.001,
-        help="Seconds an http or command system may take per question, all in all (default 300).",
-    ),
-    max_reply_bytes: int | None = typer.Option(
-        None, "--max-reply-bytes", min=1, help="Largest reply read from an http or command system (default 16 MiB)."
-    ),
-    max_tokens: int | None = typer.Option(
-        None, "--max-tokens", min=1, help="Token budget of an agent's reply (sequential: grows with --max-queries)."
-    ),
-    answer_words: int | None = typer.Option(
-        None, "--answer-words", min=1, help="Words in the sequential agent's answer (default 400; 100 when short)."
-    ),
-    short_answer: bool = flag("--short-answer", "The sequential agent writes a short BIS-style answer."),
-    step_limit: int | None = typer.Option(
-        None, "--step-limit", min=1, help="Queries the iterative agent may run before it must answer (default 5)."
-    ),
-    sample_rows: int | None = typer.Option(
-        None, "--sample-rows", min=0, help="Sample rows per table in the schema an agent is shown (default 2)."
-    ),
-    context_tokens: int | None = typer.Option(
-        None, "--context-tokens", min=1, help="Context the no_interaction agent fits the records in (default 6000)."
-    ),
-    prices: Path | None = typer.Option(
-        None, "--prices", help="YAML or JSON: model -> {prompt, completion} price per million tokens (usage cost)."
-    ),
+    option: list[str] | None = option_pairs("biarena describe agent NAME"),
+    options_file: Path | None = OPTIONS_FILE,
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
     per_category: int | None = typer.Option(None, "--per-category", min=1, help="A stratified sample: N per category."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Questions answered at once."),
@@ -121,6 +124,9 @@ def run(
         help="How JSON replies are asked for: json_schema, json_object (schema in the prompt) or prompt (plain text). "
         "Default: json_schema, stepping down per server when it rejects that.",
     ),
+    prices: Path | None = typer.Option(
+        None, "--prices", help="YAML or JSON: model -> {prompt, completion} price per million tokens (usage cost)."
+    ),
     label: str | None = typer.Option(
         None, "--label", help="How reports name this run (default: the run file's name and the system's options)."
     ),
@@ -131,9 +137,12 @@ def run(
     timeout: float = TIMEOUT,
     sandbox: list[str] | None = SANDBOX,
     allow_superuser: bool = ALLOW_SUPERUSER,
+    system: str | None = typer.Option(None, "--system", hidden=True, help="The old name of --agent."),
+    legacy: list[str] | None = LEGACY,
 ) -> None:
     """Run a system over a benchmark; a killed run resumes where it stopped, and a wider selection grows it.
 
+    The agent's own options: -O NAME=VALUE or --options FILE.yaml (`biarena describe agent NAME` lists them).
     Exit code 0 when at least one answer succeeded (its SQL ran), 1 when none did, 2 for bad input.
     """
     name = agent or system
@@ -143,28 +152,20 @@ def run(
         raise UsageError("--agent and --system name the same thing; give one")
     if label is not None and not label.strip():
         raise UsageError("--label must not be empty")
+    options = agent_options(name, option, options_file, legacy)
     benchmark = resolve_benchmark(benchmark_arg)
     if accepted_only:
         from biarena.generate.validation import accepted_only as only_accepted
 
         benchmark = only_accepted(benchmark)
-    options = {
-        "predictions": predictions,
-        "url": url,
-        "command": command,
-        "function": function,
-        "max_queries": max_queries,
-        "system_timeout": system_timeout,
-        "max_reply_bytes": max_reply_bytes,
-        "max_tokens": max_tokens,
-        "answer_words": answer_words,
-        "short_answer": short_answer or None,
-        "step_limit": step_limit,
-        "sample_rows": sample_rows,
-        "context_tokens": context_tokens,
-    }
     chosen = build_system(
-        name, model=model, no_cache=no_cache, concurrency=concurrency, prices=prices, structured=structured, **options
+        name,
+        model=model,
+        no_cache=no_cache,
+        concurrency=concurrency,
+        prices=prices,
+        structured=structured,
+        options=options,
     )
     questions = select_questions(benchmark, limit, per_category)
     overrides = db_overrides(db_url, benchmark)
@@ -192,6 +193,10 @@ def run(
         pool.close()
     if summary.counts.ran == 0:
         raise typer.Exit(1)
+
+
+command = legacy_command(run, "run", legacy_flags(RUN_FLAGS, RUN_SWITCHES))
+"""`run` as the command line has it: the old agent flags accepted as hidden spellings of -O."""
 
 
 def execute_run(

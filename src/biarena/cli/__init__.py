@@ -50,7 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("arena_cmd:app", "Blind pairwise human evaluation of runs, with a Bradley-Terry leaderboard."),
     "describe": (
         "describe_cmd:describe",
-        "List the agents, importers or built-in benchmarks, or the options one takes.",
+        "List the agents, importers, built-in benchmarks or scorers, or the options one takes.",
     ),
 }
 """Each command: where it lives in `biarena.cli` (module:attribute, a Typer app or a function) and the start of its

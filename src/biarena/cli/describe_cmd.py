@@ -15,6 +15,7 @@ KINDS: dict[str, str] = {
     "importer": "biarena.benchmarks:IMPORTERS",
     "benchmark": "biarena.benchmarks:BUILTINS",
     "question-method": "biarena.cli.generate_cmd:METHODS",
+    "scorer": "biarena.scoring:SCORERS",
 }
 """Each kind of thing that takes options, and where its registry (a dict name -> factory, each factory naming its
 options model) is found: describing another kind is one more line."""
@@ -29,6 +30,12 @@ def registry(kind: str) -> dict[str, Any]:
     return getattr(importlib.import_module(module), attribute)
 
 
+def made(factory: Any) -> Any:
+    """What a registry's factory makes: a lazy factory (the scorers') names its class through `resolve()`."""
+    resolve = getattr(factory, "resolve", None)
+    return resolve() if callable(resolve) else factory
+
+
 def about(factory: Any) -> str:
     """What a factory makes, from the first paragraph of its docstring."""
     return " ".join((factory.__doc__ or "").split("\n\n")[0].split())
@@ -38,12 +45,13 @@ def describe(
     kind: str = typer.Argument(..., metavar="KIND", help=f"What to describe: {', '.join(KINDS)}."),
     name: str | None = typer.Argument(None, metavar="[NAME]", help="One of them; without it, all are listed."),
 ) -> None:
-    """List the agents, importers or built-in benchmarks, or the options one takes: name, type, default, description.
+    """List the agents, importers, built-in benchmarks or scorers, or the options one takes: name, type, default,
+    description.
 
     Options are set with -O NAME=VALUE (repeatable) or --options FILE.yaml (a mapping of NAME: VALUE) on the command
     that uses them: `run --agent NAME`, `import NAME`, `build NAME`, `generate questions --method NAME`.
     """
-    found = registry(kind)
+    found = {each: made(factory) for each, factory in registry(kind).items()}
     if name is None:
         table = new_table(f"{kind}s", [(kind, "name"), ("what it is", "text"), ("options", "text")])
         for each, factory in found.items():

@@ -8,7 +8,7 @@ import pytest
 
 from biarena.db import DatabasePool
 from biarena.judges import ScorerContext
-from biarena.judges.corgi import question_type
+from biarena.judges.corgi import corgi_type
 from biarena.judges.rubric import corgi_rubric, load_builtin_rubric
 from biarena.llm.types import ChatRequest, Completion
 from biarena.metrics import ScoringContext
@@ -143,7 +143,7 @@ def test_a_broken_rubric_is_one_line_naming_the_problem() -> None:
 def test_corgi_judges_types_two_to_four(bench) -> None:
     judge = get_scorer("corgi")
     assert [judge.applies(q) for q in bench.questions] == [False, True, True, True]
-    assert [question_type(q) for q in bench.questions] == ["type1", "type2", "type3", "type4"]
+    assert [corgi_type(q) for q in bench.questions] == ["type1", "type2", "type3", "type4"]
 
 
 # --- coverage, aggregation, SER -------------------------------------------------------------------------------

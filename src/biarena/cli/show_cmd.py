@@ -13,6 +13,7 @@ from biarena.cli.options import LABELS, flag
 from biarena.report.comparison import Comparison, compare
 from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
 from biarena.report.judge_tables import judge_tables
+from biarena.report.paper_tables import paper_tables
 from biarena.report.run_data import read_runs
 from biarena.report.tables import (
     SECTIONS,
@@ -54,7 +55,7 @@ def _print_tables(comparison: Comparison, usage: bool) -> None:
             for line in cells:
                 row(table, *line)
             print_table(table)
-        judged = judge_tables(comparison)
+        judged = judge_tables(comparison) + paper_tables(comparison)
         for title, headers, cells, numeric in judged:
             table = new_table(title, [(h, "number" if i in numeric else "text") for i, h in enumerate(headers)])
             for line in cells:

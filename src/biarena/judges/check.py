@@ -130,7 +130,7 @@ def wilson(successes: int, trials: int) -> Rate:
     return Rate(successes, trials, successes / trials, float(interval.low), float(interval.high))
 
 
-def question_type(question: Question) -> str:
+def corgi_type_label(question: Question) -> str:
     """The corgi type label of a question."""
     return next((label for label in question.labels if label in TYPES), "other")
 
@@ -140,7 +140,10 @@ def candidates(questions: list[Question], judge: Judge) -> list[Question]:
     return [
         q
         for q in questions
-        if q.reference_answer and question_type(q) != "other" and good_answer(q.reference_answer) and judge.applies(q)
+        if q.reference_answer
+        and corgi_type_label(q) != "other"
+        and good_answer(q.reference_answer)
+        and judge.applies(q)
     ]
 
 
@@ -181,7 +184,7 @@ def build_pairs(questions: list[Question], judge: Judge, env: AgentEnv, count: i
     rng = random.Random(seed)
     by_type: dict[str, list[Question]] = {}
     for q in pool:
-        by_type.setdefault(question_type(q), []).append(q)
+        by_type.setdefault(corgi_type_label(q), []).append(q)
     for items in by_type.values():
         rng.shuffle(items)
     order: list[Question] = []
@@ -207,7 +210,7 @@ def build_pairs(questions: list[Question], judge: Judge, env: AgentEnv, count: i
                 text,
                 random.Random(f"{seed}/{question.id}/{name}"),
                 causes=causes.get(question.database, []),
-                recommendational=question_type(question) == "corgi:type4",
+                recommendational=corgi_type_label(question) == "corgi:type4",
             )
             if worse is not None:
                 copies.append((name, worse))
@@ -328,7 +331,7 @@ def check_judge(
         results.append(
             PairResult(
                 question_id=pair.question.id,
-                question_type=question_type(pair.question),
+                question_type=corgi_type_label(pair.question),
                 degradation=pair.degradation,
                 score=name,
                 good=good_value,

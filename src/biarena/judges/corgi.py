@@ -63,7 +63,7 @@ SYSTEM = (
 )
 
 
-def question_type(question: Question) -> str | None:
+def corgi_type(question: Question) -> str | None:
     """The CORGI question type of a question (`type2`), from its `corgi:typeN` label."""
     for label in question.labels:
         if label.startswith("corgi:type") and label[len("corgi:") :].removeprefix("type").isdigit():
@@ -260,12 +260,12 @@ class CorgiJudge(JudgeScorer):
 
     def applies(self, question: Question) -> bool:
         """CORGI judges explanatory, predictive and recommendational questions (types 2-4)."""
-        return question_type(question) in {"type2", "type3", "type4"}
+        return corgi_type(question) in {"type2", "type3", "type4"}
 
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Discriminate, score each dimension, aggregate."""
         rubric = corgi_rubric(context.rubric or {})
-        qtype = question_type(question) or ""
+        qtype = corgi_type(question) or ""
         trace: list[TraceEntry] = []
         ser = sql_success(question, answer, context)
         general = rubric.general(qtype)

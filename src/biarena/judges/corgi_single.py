@@ -7,10 +7,10 @@ from biarena.judges.corgi import (
     CorgiJudge,
     aggregate,
     corgi_infos,
+    corgi_type,
     details,
     header,
     metric_block,
-    question_type,
     read_scores,
     reply_tokens,
     scores_schema,
@@ -33,7 +33,7 @@ class CorgiSingleJudge(CorgiJudge):
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Score every dimension in one call, then aggregate as `corgi` does."""
         rubric = corgi_rubric(context.rubric or {})
-        qtype = question_type(question) or ""
+        qtype = corgi_type(question) or ""
         trace: list[TraceEntry] = []
         ser = sql_success(question, answer, context)
         general = rubric.general(qtype)

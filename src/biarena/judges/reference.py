@@ -55,7 +55,7 @@ def reference_claim(reference: str, rubric: Mapping[str, Any]) -> str:
     return reference[:cut].strip()
 
 
-def question_type(question: Question) -> str:
+def type_label(question: Question) -> str:
     """The label that names the question's type (`dbqa:conclusive`, `corgi:type2`, ...), else `other`."""
     for prefix in TYPE_PREFIXES:
         for label in question.labels:
@@ -116,7 +116,7 @@ class ReferenceJudge(JudgeScorer):
         kind = question_kind(question, rubric)
         name = "reference.match" if kind == "conclusive" else "reference.score"
         reference = reference_claim(question.reference_answer or "", rubric)
-        sub: dict[str, Any] = {"kind": kind, "question_type": question_type(question)}
+        sub: dict[str, Any] = {"kind": kind, "question_type": type_label(question)}
         text = (answer.text or "").strip()
         if not text:
             # nothing to compare: the lowest verdict on each scale, without asking
@@ -161,7 +161,7 @@ def summarize_reference(judged: Iterable[tuple[Question, Mapping[str, float | No
     """Match rate and mean score by question type (then `all`) from each question with its `reference.*` scores."""
     groups: dict[str, list[Mapping[str, float | None]]] = {}
     for question, scores in judged:
-        groups.setdefault(question_type(question), []).append(scores)
+        groups.setdefault(type_label(question), []).append(scores)
         groups.setdefault("all", []).append(scores)
     out = []
     for kind in sorted(groups, key=lambda k: (k == "all", k)):

@@ -10,7 +10,7 @@ from biarena.scoring.infos import ScoreInfos
 
 
 @dataclass(frozen=True)
-class RunSummary:
+class ComparedRun:
     """One run's scores over the compared questions."""
 
     run: RunData
@@ -29,7 +29,7 @@ class RunSummary:
 class Comparison:
     """Runs summarized side by side."""
 
-    summaries: list[RunSummary]
+    summaries: list[ComparedRun]
     names: list[str]
     """Score names present in any run, in registry order (each scorer's in its order), undeclared ones last."""
     warnings: list[str]
@@ -85,7 +85,7 @@ def compare(runs: list[RunData]) -> Comparison:
         table = run.score_table()
         unscored = sum(1 for q in questions if run.outcome(q.id).kind in ANSWERED and not table.get(q.id))
         summaries.append(
-            RunSummary(
+            ComparedRun(
                 run=run,
                 questions=questions,
                 overall=overall(questions, run.scores, names, answers=run.answers, unusable=unusable),

@@ -3,7 +3,7 @@
 from collections.abc import Callable
 
 from biarena.records import Question
-from biarena.report.judge_tables import question_type
+from biarena.report.judge_tables import question_type_label
 
 
 def category_of(question: Question) -> str:
@@ -13,7 +13,7 @@ def category_of(question: Question) -> str:
 
 def type_of(question: Question) -> str:
     """The question's type as `show` reads it: `corgi:typeN`, else its benchmark's type label, else its category."""
-    return question_type(question)
+    return question_type_label(question)
 
 
 def groupings(questions: list[Question]) -> list[tuple[str, str, Callable[[Question], str | None]]]:

@@ -13,7 +13,7 @@ from biarena.metrics.summary import SummaryRow
 from biarena.records import Question
 from biarena.report.analysis import Analysis, analyse
 from biarena.report.answer_html import ANSWER_CSS, answer_html
-from biarena.report.comparison import RunSummary
+from biarena.report.comparison import ComparedRun
 from biarena.report.groups import readable
 from biarena.report.judge_check import CheckFigure
 from biarena.report.run_data import RunData, label_runs
@@ -34,7 +34,7 @@ def _category(question_label: str) -> str:
     return readable(question_label)
 
 
-def _run_row(summary: RunSummary, colour: str) -> dict[str, Any]:
+def _run_row(summary: ComparedRun, colour: str) -> dict[str, Any]:
     row = summary.overall
     return {
         "label": summary.run.label,

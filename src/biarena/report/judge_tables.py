@@ -4,14 +4,14 @@ from dataclasses import dataclass
 
 from biarena.metrics.summary import SummaryRow, overall, summarize
 from biarena.records import Question, Score
-from biarena.report.comparison import Comparison, RunSummary
+from biarena.report.comparison import ComparedRun, Comparison
 from biarena.scoring.infos import ScoreInfos
 
 TYPE_PREFIXES = ("corgi:type", "dbqa:", "bibench:", "bis:")
 """Labels that name a question's type, in the order they are looked for."""
 
 
-def question_type(question: Question) -> str:
+def question_type_label(question: Question) -> str:
     """The label naming the question's type (`corgi:type4`, `dbqa:conclusive`, ...), else its first label."""
     for prefix in TYPE_PREFIXES:
         for label in question.labels:
@@ -34,7 +34,7 @@ def judge_scores(scores: list[Score]) -> dict[str, list[str]]:
 class JudgeRow:
     """A judge's means over one group of questions of one run."""
 
-    run: RunSummary
+    run: ComparedRun
     group: str
     row: SummaryRow
     failed: int
@@ -51,7 +51,7 @@ def judge_rows(comparison: Comparison, judge: str, names: list[str]) -> list[Jud
             continue
         mine = [s for s in run.scores if s.scorer == judge or s.name in names]
         failed_ids = {s.question_id for s in mine if s.sub_scores.get("failed")}
-        typed = [q.model_copy(update={"labels": [question_type(q)]}) for q in questions]
+        typed = [q.model_copy(update={"labels": [question_type_label(q)]}) for q in questions]
         for row in summarize(typed, mine, names, answers=run.answers):
             ids = {q.id for q in typed if q.labels[0] == row.group}
             rows.append(JudgeRow(summary, row.group, row, len(ids & failed_ids)))

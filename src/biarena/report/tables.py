@@ -5,12 +5,12 @@ import io
 from typing import Any
 
 from biarena.metrics.summary import SummaryRow
-from biarena.report.comparison import Comparison, RunSummary
+from biarena.report.comparison import ComparedRun, Comparison
 from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
 from biarena.report.judge_tables import judge_json, judge_rows, judge_scores, judge_tables
 
 SECTIONS = [("by category", "by_label"), ("by language", "by_language"), ("overall", "overall")]
-"""Table title and RunSummary field, in the order they print."""
+"""Table title and ComparedRun field, in the order they print."""
 
 LEGEND = (
     "coverage: questions answered (the SQL ran or failed) of those asked; a question without an answer counts 0 "
@@ -32,7 +32,7 @@ def shown_names(comparison: Comparison) -> list[str]:
     return [n for n in comparison.names if not infos.is_judge(n) and infos.info(n).shown]
 
 
-def section_rows(comparison: Comparison, field: str) -> list[tuple[RunSummary, SummaryRow]]:
+def section_rows(comparison: Comparison, field: str) -> list[tuple[ComparedRun, SummaryRow]]:
     """(run, row) pairs of one section, grouped by group, runs in their order within a group."""
     pairs = []
     for summary in comparison.summaries:
@@ -52,7 +52,7 @@ def fmt(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def outcome_line(summary: RunSummary) -> str:
+def outcome_line(summary: ComparedRun) -> str:
     """What happened to the compared questions, in one line."""
     kinds = summary.overall.outcomes
     row = summary.overall
@@ -67,7 +67,7 @@ def outcome_line(summary: RunSummary) -> str:
     return line
 
 
-def usage_line(summary: RunSummary) -> str:
+def usage_line(summary: ComparedRun) -> str:
     """A run's model usage in one line, with the cost when its answers are priced."""
     spent = summary.run.usage()
     line = (
@@ -83,7 +83,7 @@ def usage_line(summary: RunSummary) -> str:
     return line
 
 
-def run_title(summary: RunSummary) -> str:
+def run_title(summary: ComparedRun) -> str:
     """`label: system (model) on benchmark`."""
     run = summary.run
     system = f"{run.spec.system} ({run.spec.model})" if run.spec.model else run.spec.system

@@ -205,3 +205,14 @@ def test_generate_questions_reads_the_method_options(tmp_path: Path, sales_db: P
         "method 'template' does not take option 'per_cell'",
     )
     error_line(cli(*args, "-O", f"roles={roles}", "-O", "languages=en,fr"), "-O languages[1]=fr: must be 'en' or 'zh'")
+
+
+def test_describe_lists_the_scorers_with_what_each_is() -> None:
+    from biarena.scoring import SCORERS
+
+    listing = cli("describe", "scorer")
+    assert listing.returncode == 0, listing.stderr
+    assert all(name in listing.stdout for name in SCORERS)
+    assert "Bag equality of rows" in listing.stdout  # execution_accuracy, from the class its lazy entry names
+    one = cli("describe", "scorer", "execution_accuracy")
+    assert one.returncode == 0 and "Bag equality of rows" in one.stdout

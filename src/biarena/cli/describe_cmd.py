@@ -31,9 +31,9 @@ def registry(kind: str) -> dict[str, Any]:
 
 
 def made(factory: Any) -> Any:
-    """What a registry's factory makes: a lazy factory (the scorers') names its class through `resolve()`."""
-    resolve = getattr(factory, "resolve", None)
-    return resolve() if callable(resolve) else factory
+    """What a registry's factory makes: a lazy factory (the scorers') names its class through `scorer_class()`."""
+    named = getattr(factory, "scorer_class", None)
+    return named() if callable(named) else factory
 
 
 def about(factory: Any) -> str:

@@ -16,7 +16,7 @@ def lazy(target: str, *, default: bool = False) -> Callable[..., Scorer]:
         return getattr(import_module(module), name)(**options)
 
     make.__qualname__ = make.__name__ = f"lazy({target})"
-    make.resolve = lambda: getattr(import_module(module), name)  # type: ignore[attr-defined]
+    make.scorer_class = lambda: getattr(import_module(module), name)  # type: ignore[attr-defined]
     make.default = default  # type: ignore[attr-defined]
     return make
 

@@ -220,6 +220,7 @@ def test_arena_votes_make_the_leaderboard(judged: dict[str, Path], tmp_path: Pat
     assert seen == [arena]
     html = report.read_text(encoding="utf-8")
     fit = fit_bradley_terry(VOTES, bootstrap=1000, seed=0)
+    assert "<h1>votes</h1>" in html  # the title given, not a chart's
     assert "Leaderboard: arena votes" in html and "Bradley-Terry strength (log scale) with 95% intervals" in html
     row = re.search(r"<tr><td>1</td><td[^>]*>alpha.*?</tr>", html, flags=re.S).group(0)
     assert f"{fit.strength['alpha']:.2f}" in row and f"[{fit.low['alpha']:.2f}, {fit.high['alpha']:.2f}]" in row

@@ -230,14 +230,14 @@ def build_context(
     for name in names:
         groups, means, bounds = _series(analysis, by, name)
         if groups:
-            title = f"{infos.label(name)} by {by_text}"
-            charts.append(grouped_bars([_category(c) for c in groups], means, title=title, intervals=bounds))
+            chart_title = f"{infos.label(name)} by {by_text}"
+            charts.append(grouped_bars([_category(c) for c in groups], means, title=chart_title, intervals=bounds))
     if by == "category" and analysis.section("type") is not None:
         by = "type"
         groups, means, bounds = _series(analysis, "type", names[0]) if names else ([], {}, {})
         if groups:
-            title = f"{infos.label(names[0])} by question type"
-            charts.append(grouped_bars([readable(g) for g in groups], means, title=title, intervals=bounds))
+            chart_title = f"{infos.label(names[0])} by question type"
+            charts.append(grouped_bars([readable(g) for g in groups], means, title=chart_title, intervals=bounds))
     judge_names = [n for j in analysis.judges for n in (*j.headlines, *(f"{j.judge}.{d}" for d in j.dimensions))]
     sections = [
         {

@@ -22,6 +22,7 @@ from biarena.judges.degrade import (
     vague_recommendation,
 )
 from biarena.metrics import ScoringContext
+from biarena.options import Options
 from biarena.records import Answer, Question
 from biarena.scoring import SCORERS, ScoreInfo, get_scorer
 from tests.cli_in_process import cli as cli_in_process
@@ -120,6 +121,11 @@ def test_wilson_interval() -> None:
     assert wilson(0, 0).rate is None
 
 
+class TruthOptions(Options):
+    mode: str = "knows"
+    """How the fake judge errs: knows, fails, constant or seeded."""
+
+
 class TruthJudge(JudgeScorer):
     """A fake judge that knows the good answer: 1 for it, 0 for anything else; `mode` makes it worse."""
 
@@ -129,18 +135,18 @@ class TruthJudge(JudgeScorer):
     needs_model = False
     default_rubric = None
 
-    def __init__(self, mode: str = "knows") -> None:
-        self.mode = mode
+    Options = TruthOptions
+    options: TruthOptions
 
     def applies(self, question: Question) -> bool:
         return True
 
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
-        if self.mode == "fails":
+        if self.options.mode == "fails":
             return Judgement({"truth": None}, failed="no reply")
-        if self.mode == "constant":
+        if self.options.mode == "constant":
             return Judgement({"truth": 3.0})
-        if self.mode == "seeded":
+        if self.options.mode == "seeded":
             return Judgement({"truth": float(context.seed % 7)})
         good = answer.text == good_answer(question.reference_answer or "")
         return Judgement({"truth": 1.0 if good else 0.0})
@@ -161,13 +167,13 @@ def test_a_judge_that_knows_the_truth_wins_every_pair(suite: Path) -> None:
 
 
 def test_ties_failures_and_inconsistency_are_visible(suite: Path) -> None:
-    report = _check(suite, TruthJudge("constant"))
+    report = _check(suite, TruthJudge(mode="constant"))
     assert report.overall.ties == 10 and report.overall.higher == 0
     assert report.overall.good_higher.rate == 0.0  # ties are not higher
-    report = _check(suite, TruthJudge("fails"))
+    report = _check(suite, TruthJudge(mode="fails"))
     assert report.overall.failed == 10 and report.overall.good_higher.rate is None
     assert report.consistency.failed == report.questions
-    report = _check(suite, TruthJudge("seeded"), seed=2)
+    report = _check(suite, TruthJudge(mode="seeded"), seed=2)
     # the second judgement of each good answer uses another seed: this judge never agrees with itself
     assert report.consistency.agreement.rate == 0.0
     assert report.consistency.mean_abs_difference == pytest.approx(abs(1002 % 7 - 2 % 7))

@@ -81,6 +81,48 @@ def test_a_scorer_added_with_one_registry_line_is_scored_shown_exported_reported
     assert table.returncode == 0 and "sql_length" in table.stdout and "SQL len" not in table.stdout
 
 
+def test_a_scorers_options_are_listed_set_with_O_and_score_again(
+    gold_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(SCORERS, "sql_length", SqlLengthScorer)
+    described = in_process("describe", "scorer", "sql_length")
+    assert described.returncode == 0 and "unit" in described.stdout and "Characters per unit" in described.stdout
+    assert in_process("score", gold_run, "--scorer", "sql_length").returncode == 0
+    with RunStore(gold_run) as store:
+        hundreds = {s.question_id: s.value for s in store.scores() if s.name == "sql_length"}
+
+    # a changed option is another method: the answers are scored again, and the new values replace the old
+    scored = in_process("score", gold_run, "--scorer", "sql_length", "--scorer", "execution", "-O", "unit=10")
+    assert scored.returncode == 0, scored.stderr
+    assert "5 results now" in scored.stderr
+    with RunStore(gold_run) as store:
+        tens = {s.question_id: s for s in store.scores() if s.name == "sql_length"}
+    assert {q: s.value for q, s in tens.items()} == {q: pytest.approx(v * 10) for q, v in hundreds.items()}
+    assert all(s.scorer_version.startswith("1+") for s in tens.values())
+    again = in_process("score", gold_run, "--scorer", "sql_length", "-O", "sql_length.unit=10")
+    assert again.returncode == 0 and "0 results now" in again.stderr and "5 already made" in again.stderr
+
+    options = tmp_path / "scorers.yaml"
+    options.write_text("sql_length:\n  unit: 1\n", encoding="utf-8")
+    assert in_process("score", gold_run, "--scorer", "sql_length", "--options", options).returncode == 0
+    with RunStore(gold_run) as store:
+        ones = {s.question_id: s.value for s in store.scores() if s.name == "sql_length"}
+    assert ones == {q: pytest.approx(v * 100) for q, v in hundreds.items()}
+
+    for args, message in (
+        (["-O", "unit=0"], "error: scorer 'sql_length': -O unit=0: must be greater than or equal to 1"),
+        (["-O", "unti=3"], "error: scorer 'sql_length' does not take option 'unti'; did you mean 'unit'?"),
+        (
+            ["--scorer", "execution", "-O", "unti=3"],
+            "error: -O unti: none of the scorers asked for (sql_length, execution) takes option 'unti'; did you mean",
+        ),
+        (["-O", "corgi.unit=3"], "error: -O corgi.unit: no scorer 'corgi' is asked for here"),
+    ):
+        bad = in_process("score", gold_run, "--scorer", "sql_length", *args)
+        lines = bad.stderr.strip().splitlines()
+        assert bad.returncode == 2 and len(lines) == 1 and lines[0].startswith(message), bad.stderr
+
+
 class _AnsweredOnly(SqlLengthScorer):
     """The toy, averaged over the answered questions only."""
 

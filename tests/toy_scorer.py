@@ -2,9 +2,19 @@
 
 import math
 
+from pydantic import Field
+
 from biarena.metrics import MetricScorer, ScoringContext
+from biarena.options import Options
 from biarena.records import Answer, Question, Score
 from biarena.scoring import ScoreInfo, make_score
+
+
+class SqlLengthOptions(Options):
+    """What the toy scorer counts in."""
+
+    unit: int = Field(100, ge=1)
+    """Characters per unit of the score."""
 
 
 class SqlLengthScorer(MetricScorer):
@@ -22,6 +32,8 @@ class SqlLengthScorer(MetricScorer):
             headline=True,
         ),
     )
+    Options = SqlLengthOptions
+    options: SqlLengthOptions
 
     def applies(self, question: Question) -> bool:
         """Every question but `q0001`."""
@@ -30,4 +42,4 @@ class SqlLengthScorer(MetricScorer):
     def __call__(self, question: Question, answer: Answer, context: ScoringContext) -> list[Score]:
         """Count the characters."""
         length = len(answer.final_sql or "")
-        return [make_score(self, question, "sql_length", length / 100, rationale=f"{length} characters")]
+        return [make_score(self, question, "sql_length", length / self.options.unit, rationale=f"{length} characters")]

@@ -3,30 +3,19 @@
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import typer
-import yaml
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
 from biarena.cli.console import err, new_table, out, print_table, row
-from biarena.cli.options import flag
+from biarena.cli.options import OPTIONS_FILE, flag, option_pairs
+from biarena.cli.scorer_options import scorer_options
 from biarena.errors import UsageError
 from biarena.scoring import SCORERS
 from biarena.scoring.infos import is_judge
 
 app = typer.Typer(help="Measure how far to trust a judge.", no_args_is_help=True)
-
-
-def _options(values: list[str] | None) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for value in values or []:
-        name, sep, setting = value.partition("=")
-        if not sep or not name.strip() or not setting.strip():
-            raise UsageError(f"--judge-option {value}: give NAME=VALUE (e.g. reviewers=1)")
-        options[name.strip().replace("-", "_")] = yaml.safe_load(setting)
-    return options
 
 
 def _rate(rate: float | None, low: float | None, high: float | None) -> str:
@@ -62,9 +51,9 @@ def check(
     judge_temperature: float = typer.Option(
         0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
     ),
-    judge_option: list[str] | None = typer.Option(
-        None, "--judge-option", metavar="NAME=VALUE", help="A judge option (repeatable), e.g. reviewers=1."
-    ),
+    option: list[str] | None = option_pairs("biarena describe scorer NAME"),
+    options_file: Path | None = OPTIONS_FILE,
+    judge_option: list[str] | None = typer.Option(None, "--judge-option", hidden=True, help="The old name of -O."),
     no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
 ) -> None:
     """How well a judge tells good answers from degraded copies of them.
@@ -75,6 +64,7 @@ def check(
     Wilson interval; and how often the same answer judged twice with another seed gets the same score.
     """
     from biarena.benchmarks import resolve_benchmark
+    from biarena.cli.options import read_options_file
     from biarena.db import DatabasePool
     from biarena.judges.check import check_judge
     from biarena.judges.rubric import load_builtin_rubric, load_rubric_file
@@ -82,10 +72,10 @@ def check(
     from biarena.metrics import ScoringContext
     from biarena.scoring import get_scorer
 
-    try:
-        judge = get_scorer(judge_name, "judge", **_options(judge_option))
-    except TypeError as error:
-        raise UsageError(f"judge '{judge_name}': {error}") from None
+    get_scorer(judge_name, "judge")  # an unknown name is refused before its options are read
+    file = {judge_name: read_options_file(options_file)} if options_file is not None else None
+    chosen = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
+    judge = get_scorer(judge_name, "judge", **({"options": chosen[judge_name]} if judge_name in chosen else {}))
     if not callable(getattr(judge, "judge", None)):
         raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
     loaded = None

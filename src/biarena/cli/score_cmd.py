@@ -7,7 +7,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
-from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, db_overrides, flag, sandbox_limits
+from biarena.cli.options import (
+    ALLOW_SUPERUSER,
+    DB_URL,
+    SANDBOX,
+    TIMEOUT,
+    db_overrides,
+    flag,
+    sandbox_limits,
+)
+from biarena.cli.scorer_options import scorer_options
 from biarena.db import DatabasePool
 from biarena.errors import FormatError, UsageError
 from biarena.llm import DEFAULT_MODEL, get_model
@@ -36,6 +45,16 @@ def score(
         help=f"A scorer to apply (repeatable; default: the deterministic metrics): {', '.join(SCORERS)}.",
     ),
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated scorers (the same as --scorer)."),
+    option: list[str] | None = typer.Option(
+        None,
+        "-O",
+        metavar="SCORER.NAME=VALUE",
+        help="Set a scorer's option (repeatable; SCORER. may be left out when one scorer asked for takes NAME); "
+        "`biarena describe scorer NAME` lists them with their defaults.",
+    ),
+    options_file: Path | None = typer.Option(
+        None, "--options", metavar="FILE.yaml", help="Scorers' options: a mapping SCORER: {NAME: VALUE} (-O wins)."
+    ),
     rescore: bool = flag("--rescore", "Score again answers already scored."),
     benchmark_arg: str | None = typer.Option(
         None, "--benchmark", help="Benchmark to use instead of the run's own (its databases are then not checked)."
@@ -79,7 +98,8 @@ def score(
 ) -> None:
     """Score a run (execution, SER, execution accuracy, semantic and result similarity), and judge it with --judge.
 
-    --scorer NAME applies the named scorers instead of those metrics (any scorer: a metric, a judge, interaction).
+    --scorer NAME applies the named scorers instead of those metrics (any scorer: a metric, a judge, interaction);
+    -O SCORER.NAME=VALUE sets a scorer's option. Answers scored with other options are scored again.
 
     A judgement is stored with every model request and reply (`biarena show RUN --trace ID`); scoring again makes
     no model call for results already stored with the same scorer, rubric and model.
@@ -89,7 +109,10 @@ def score(
     named += [(n.strip(), "metric") for n in (metrics or "").split(",") if n.strip()]
     asked = dict([*(named or [(n, "scorer") for n in default_scorers()]), *((n, "judge") for n in judges or [])])
     names = list(asked)
-    made = [get_scorer(name, noun) for name, noun in asked.items()]
+    chosen = scorer_options(names, option, options_file)
+    made = [
+        get_scorer(name, noun, **({"options": chosen[name]} if name in chosen else {})) for name, noun in asked.items()
+    ]
     _check_judge_options(made, judge_model, rubric, max_calls)
     with RunStore(run_path, lock=True) as store:
         spec = store.spec()
@@ -126,6 +149,11 @@ def score(
         _say(f"stopped at the --max-calls budget with {summary.pending} judgements left; run the same command again")
     if summary.failed:
         _say(f"{summary.failed} failed: see why with biarena show {run_path} --trace QUESTION_ID")
+
+
+def _given(chosen: dict, name: str) -> dict:
+    """The keyword that hands a scorer the options the user set (none when the user set none)."""
+    return {"options": chosen[name]} if name in chosen else {}
 
 
 def _check_judge_options(made: list, judge_model: str | None, rubric: list[Path] | None, max_calls: int | None) -> None:

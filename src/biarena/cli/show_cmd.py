@@ -11,8 +11,7 @@ from rich.text import Text
 from biarena.cli.console import err, new_table, out, print_table, row
 from biarena.cli.options import LABELS, flag
 from biarena.report.comparison import Comparison, compare
-from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
-from biarena.report.judge_tables import judge_tables
+from biarena.report.judge_tables import judge_legend, judge_tables
 from biarena.report.paper_tables import paper_tables
 from biarena.report.run_data import read_runs
 from biarena.report.tables import (
@@ -63,7 +62,7 @@ def _print_tables(comparison: Comparison, usage: bool) -> None:
             print_table(table)
         out.print(Text(legend(comparison)))
         if judged:
-            out.print(Text(JUDGE_LEGEND))
+            out.print(Text(judge_legend(comparison)))
 
 
 def show(

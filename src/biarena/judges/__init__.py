@@ -1,5 +1,5 @@
 """Judges: scorers that read an answer (most with a model) and conclude with named scores and a trace."""
 
-from biarena.judges.base import Judge, Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
+from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 
-__all__ = ["Judge", "JudgeReplyError", "JudgeScorer", "Judgement", "ScorerContext", "TraceEntry"]
+__all__ = ["JudgeReplyError", "JudgeScorer", "Judgement", "ScorerContext", "TraceEntry"]

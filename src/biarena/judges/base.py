@@ -1,17 +1,19 @@
 """Judges: scorers that read an answer (most with a model) and conclude with named scores and a trace.
 
-A judge implements `judge(question, answer, context) -> Judgement`; `JudgeScorer` makes it a scorer.
+A judge subclasses `JudgeScorer` (a Scorer) and implements `judge(question, answer, context) -> Judgement`: the
+scorer's `score` turns the judgement into Score records stamped with rubric and model.
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from biarena.records import Answer, Question, Score, TraceEntry
+from biarena.scoring.configured import Configured
 from biarena.scoring.context import JudgeReplyError, ScorerContext
 from biarena.scoring.score_info import ScoreInfo
 from biarena.scoring.scorer import ScoreResult, trace_usage
 
-__all__ = ["Judge", "JudgeReplyError", "JudgeScorer", "Judgement", "ScorerContext", "TraceEntry", "to_scores"]
+__all__ = ["JudgeReplyError", "JudgeScorer", "Judgement", "ScorerContext", "TraceEntry", "to_scores"]
 
 
 @dataclass
@@ -30,31 +32,7 @@ class Judgement:
     """Why the judgement failed (a reply that stayed invalid, a model error); its scores are then None."""
 
 
-class Judge(Protocol):
-    """A judge: deterministic or model-driven, scoring one answer at a time."""
-
-    name: str
-    version: str
-    infos: tuple[ScoreInfo, ...]
-    needs_model: bool
-    default_rubric: str | None
-    """Package resource name of its default YAML rubric (under biarena/judges/rubrics/), if it has one."""
-
-    @property
-    def produces(self) -> tuple[str, ...]:
-        """Score names it returns (each prefixed with the judge name, e.g. `corgi`, `corgi.data_sense`)."""
-        ...
-
-    def applies(self, question: Question) -> bool:
-        """True when this judge can judge answers to the question (e.g. `reference` needs a reference answer)."""
-        ...
-
-    def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
-        """Judge one answer. Model failures become a Judgement with `failed` set, never an exception."""
-        ...
-
-
-class JudgeScorer:
+class JudgeScorer(Configured):
     """What makes a judge a scorer: its judgement, made safely, as Score records stamped with rubric and model.
 
     A judge leaves answers the system failed to give (status `error`) unjudged.
@@ -65,6 +43,7 @@ class JudgeScorer:
     infos: tuple[ScoreInfo, ...]
     needs_model: bool = True
     default_rubric: str | None = None
+    """Package resource name of its default YAML rubric (under biarena/judges/rubrics/), if it has one."""
     error_answers = False
 
     @property

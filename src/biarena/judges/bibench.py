@@ -14,13 +14,16 @@ import math
 import threading
 from typing import Any
 
+from pydantic import Field
+
 from biarena.agents import AgentEnv
 from biarena.agents.text2sql import Text2SQL
-from biarena.errors import FormatError, UsageError
+from biarena.errors import FormatError
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import failed, prompt_texts, render, rubric_data, step_text, table_columns, user
 from biarena.judges.sentences import split_sentences
 from biarena.llm import Model
+from biarena.options import Options
 from biarena.records import Answer, Question
 from biarena.scoring.score_info import ScoreInfo
 
@@ -113,6 +116,23 @@ def _settled(verdicts: list[str], most: int) -> bool:
     return matches * 2 > most or (len(verdicts) - matches) * 2 > most
 
 
+class BiBenchOptions(Options):
+    """How the weak experts test each sentence, and how much of the answer is read."""
+
+    retests: int = Field(2, ge=0)
+    """Extra times the weak expert answers a sentence's question when its first try fails."""
+    penalty: float | None = Field(None, ge=0.0, le=1.0)
+    """The penalty for a total conflict; unset takes the rubric's (0.9)."""
+    max_questions: int = Field(3, ge=1)
+    """Questions the judge asks of each sentence."""
+    max_sentences: int | None = Field(None, ge=1)
+    """Sentences of the answer tested (unset: all)."""
+    max_tokens: int = Field(256, ge=16)
+    """Tokens each judge reply may take."""
+    sample_rows: int = Field(2, ge=0)
+    """Rows of each table the weak expert sees."""
+
+
 class BiBenchJudge(JudgeScorer):
     """Factual correctness, answerability, relevance and presentation, without a reference answer."""
 
@@ -137,27 +157,11 @@ class BiBenchJudge(JudgeScorer):
     needs_model = True
     default_rubric = "bibench.yaml"
 
-    def __init__(
-        self,
-        *,
-        retests: int = 2,
-        penalty: float | None = None,
-        max_questions: int = 3,
-        max_sentences: int | None = None,
-        max_tokens: int = 256,
-        sample_rows: int = 2,
-    ) -> None:
-        if retests < 0 or max_questions < 1 or (max_sentences is not None and max_sentences < 1):
-            raise UsageError("bibench: retests >= 0, max_questions >= 1 and max_sentences >= 1")
-        if penalty is not None and not 0 <= penalty <= 1:
-            raise UsageError("bibench: penalty must be between 0 and 1")
-        self.retests = retests
-        self.penalty = penalty
-        """The penalty for a total conflict; None takes the rubric's (0.9)."""
-        self.max_questions = max_questions
-        self.max_sentences = max_sentences
-        self.max_tokens = max_tokens
-        self.sample_rows = sample_rows
+    Options = BiBenchOptions
+    options: BiBenchOptions
+
+    def __init__(self, options: BiBenchOptions | None = None, **values: Any) -> None:
+        super().__init__(options, **values)
         self._experts: dict[int, Text2SQL] = {}
         self._lock = threading.Lock()
 
@@ -175,7 +179,7 @@ class BiBenchJudge(JudgeScorer):
         """The weak expert: biarena's text2sql agent with the judge's model."""
         with self._lock:
             if id(model) not in self._experts:
-                self._experts[id(model)] = Text2SQL(model, sample_rows=self.sample_rows)
+                self._experts[id(model)] = Text2SQL(model, sample_rows=self.options.sample_rows)
             return self._experts[id(model)]
 
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
@@ -190,8 +194,8 @@ class BiBenchJudge(JudgeScorer):
         if context.model is None:
             return failed("this judge needs a model (--judge-model)", self.produces, [])
         sentences = split_sentences(text, question.language)
-        if self.max_sentences is not None:
-            sentences = sentences[: self.max_sentences]
+        if self.options.max_sentences is not None:
+            sentences = sentences[: self.options.max_sentences]
         trace: list[TraceEntry] = []
         sub: dict[str, Any] = {"sentences": []}
         try:
@@ -238,8 +242,8 @@ class BiBenchJudge(JudgeScorer):
     def _penalties(self, rubric: dict[str, Any], source: str = "the bibench rubric") -> dict[str, float]:
         given = rubric.get("penalties") or {"none": 0.1, "partial": 0.5, "total": 0.9}
         out = _numbers(given, CONFLICTS, f"{source}: `penalties`")
-        if self.penalty is not None:
-            out["total"] = self.penalty
+        if self.options.penalty is not None:
+            out["total"] = self.options.penalty
         return out
 
     @staticmethod
@@ -313,12 +317,12 @@ class _FactChecker:
             self.trace,
             f"questions / {where}",
             user(prompt),
-            questions_schema(1, self.judge.max_questions),
-            max_tokens=self.judge.max_tokens,
+            questions_schema(1, self.judge.options.max_questions),
+            max_tokens=self.judge.options.max_tokens,
         )["questions"]
         history = [[str(q).strip()] for q in asked]
         runs = [self._run(sentence, [h[-1] for h in history], where)]
-        most = 1 + self.judge.retests
+        most = 1 + self.judge.options.retests
         retest = runs[0]["verdict"] not in MATCHES
         while retest and len(runs) < most and not _settled([r["verdict"] for r in runs], most):
             listing = "\n".join(f"{i + 1}. " + " | ".join(h) for i, h in enumerate(history))
@@ -328,7 +332,7 @@ class _FactChecker:
                 f"paraphrase {len(runs)} / {where}",
                 user(prompt),
                 questions_schema(len(history), len(history)),
-                max_tokens=self.judge.max_tokens,
+                max_tokens=self.judge.options.max_tokens,
             )["questions"]
             for h, q in zip(history, fresh, strict=True):
                 h.append(str(q).strip())

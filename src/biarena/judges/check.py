@@ -16,7 +16,7 @@ from scipy.stats import binomtest
 
 from biarena.agents import AgentEnv, run_step
 from biarena.errors import UsageError
-from biarena.judges.base import Judge, Judgement, JudgeReplyError, ScorerContext
+from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext
 from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, good_answer
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
@@ -135,7 +135,7 @@ def corgi_type_label(question: Question) -> str:
     return next((label for label in question.labels if label in TYPES), "other")
 
 
-def candidates(questions: list[Question], judge: Judge) -> list[Question]:
+def candidates(questions: list[Question], judge: JudgeScorer) -> list[Question]:
     """Questions with a simulator-known truth that the judge applies to."""
     return [
         q
@@ -173,7 +173,7 @@ def _evidence(question: Question, env: AgentEnv) -> tuple[str, list]:
     return plan, steps
 
 
-def build_pairs(questions: list[Question], judge: Judge, env: AgentEnv, count: int, seed: int) -> list[Pair]:
+def build_pairs(questions: list[Question], judge: JudgeScorer, env: AgentEnv, count: int, seed: int) -> list[Pair]:
     """`count` pairs over the question types in turn, each good answer with up to two kinds of degraded copy,
     spreading the pairs evenly over the degradations."""
     pool = candidates(questions, judge)
@@ -226,7 +226,7 @@ def build_pairs(questions: list[Question], judge: Judge, env: AgentEnv, count: i
     return pairs
 
 
-def _score_name(judge: Judge, judgement: Judgement, wanted: str | None) -> str | None:
+def _score_name(judge: JudgeScorer, judgement: Judgement, wanted: str | None) -> str | None:
     if wanted is not None:
         return wanted
     return next((name for name in judge.produces if judgement.scores.get(name) is not None), None)
@@ -263,7 +263,7 @@ def _context_for(base: ScorerContext, seed: int) -> ScorerContext:
     )
 
 
-def _safe_judge(judge: Judge, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
+def _safe_judge(judge: JudgeScorer, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
     """A judgement; a judge that breaks its promise and raises for a model failure is recorded as failed."""
     try:
         return judge.judge(question, answer, context)
@@ -272,7 +272,7 @@ def _safe_judge(judge: Judge, question: Question, answer: Answer, context: Score
 
 
 def check_judge(
-    judge: Judge,
+    judge: JudgeScorer,
     scoring: ScoringContext,
     *,
     model: Model | None,

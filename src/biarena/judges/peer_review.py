@@ -11,9 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biarena.errors import UsageError
+from pydantic import Field
+
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import database_text, failed, prompt_texts, render, rubric_data, steps_text, user
+from biarena.options import Options
 from biarena.records import Answer, Question
 from biarena.scoring.score_info import ScoreInfo
 
@@ -51,6 +53,19 @@ def _missing(stage: str, answer: Answer) -> str | None:
     return None
 
 
+class PeerReviewOptions(Options):
+    """How many reviewers and meta-reviewers read each stage, and how they are sampled."""
+
+    reviewers: int = Field(3, ge=1)
+    """Reviewers per stage, each deciding Perfect or Imperfect (distinct seeds)."""
+    meta_reviewers: int = Field(3, ge=1)
+    """Meta-reviewers per stage, reading the reviews; their majority decides."""
+    temperature: float = Field(0.7, ge=0.0, le=2.0)
+    """The reviewers' sampling temperature (the paper's 0.7)."""
+    max_tokens: int = Field(256, ge=16)
+    """Tokens each review may take."""
+
+
 class PeerReviewJudge(JudgeScorer):
     """Reviewers and meta-reviewers per stage; the meta-reviewers' majority decides Perfect or Imperfect."""
 
@@ -83,15 +98,8 @@ class PeerReviewJudge(JudgeScorer):
     needs_model = True
     default_rubric = "peer_review.yaml"
 
-    def __init__(
-        self, *, reviewers: int = 3, meta_reviewers: int = 3, temperature: float = 0.7, max_tokens: int = 256
-    ) -> None:
-        if reviewers < 1 or meta_reviewers < 1:
-            raise UsageError("peer-review needs at least one reviewer and one meta-reviewer")
-        self.reviewers = reviewers
-        self.meta_reviewers = meta_reviewers
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+    Options = PeerReviewOptions
+    options: PeerReviewOptions
 
     def check_rubric(self, data: dict[str, Any], source: str) -> None:
         """A one-line FormatError when a rubric lacks one of the six prompts."""
@@ -132,7 +140,7 @@ class PeerReviewJudge(JudgeScorer):
         )
         return Judgement(
             scores={name: scores[name] for name in self.produces},
-            sub_scores={"stages": stages, "reviewers": self.reviewers, "meta_reviewers": self.meta_reviewers},
+            sub_scores={"stages": stages, **self.options.model_dump(include={"reviewers", "meta_reviewers"})},
             rationale=verdicts,
             trace=trace,
         )
@@ -141,32 +149,32 @@ class PeerReviewJudge(JudgeScorer):
         self, stage: str, prompts: dict[str, str], values: dict[str, str], context: ScorerContext, trace: list
     ) -> dict[str, Any]:
         reviews = []
-        for i in range(self.reviewers):
+        for i in range(self.options.reviewers):
             prompt = render(prompts[f"{stage}_review"], f"{stage}_review", **values)
             reply = context.ask(
                 trace,
                 f"reviewer {i + 1} / {stage}",
                 user(prompt),
                 DECISION_SCHEMA,
-                temperature=self.temperature,
+                temperature=self.options.temperature,
                 seed=context.seed + i,
-                max_tokens=self.max_tokens,
+                max_tokens=self.options.max_tokens,
             )
             reviews.append({"decision": reply["decision"], "rationale": str(reply["rationale"]).strip()})
         written = "\n\n".join(
             f"Reviewer {i + 1}: {r['decision']}. Rationale: {r['rationale']}" for i, r in enumerate(reviews)
         )
         metas = []
-        for j in range(self.meta_reviewers):
+        for j in range(self.options.meta_reviewers):
             prompt = render(prompts[f"{stage}_meta"], f"{stage}_meta", reviews=written, **values)
             reply = context.ask(
                 trace,
                 f"meta-reviewer {j + 1} / {stage}",
                 user(prompt),
                 DECISION_SCHEMA,
-                temperature=self.temperature,
-                seed=context.seed + self.reviewers + j,
-                max_tokens=self.max_tokens,
+                temperature=self.options.temperature,
+                seed=context.seed + self.options.reviewers + j,
+                max_tokens=self.options.max_tokens,
             )
             metas.append({"decision": reply["decision"], "rationale": str(reply["rationale"]).strip()})
         review_votes = [r["decision"] == "Perfect" for r in reviews]

@@ -8,9 +8,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import Field
+
 from biarena.errors import FormatError
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import failed, prompt_texts, render, rubric_data, user
+from biarena.options import Options
 from biarena.records import Answer, Question
 from biarena.scoring.score_info import ScoreInfo
 
@@ -64,6 +67,13 @@ def type_label(question: Question) -> str:
     return "other"
 
 
+class ReferenceOptions(Options):
+    """How long the judge's reply may be."""
+
+    max_tokens: int = Field(200, ge=16)
+    """Tokens the judge's reply may take."""
+
+
 class ReferenceJudge(JudgeScorer):
     """Match / Not Match for conclusive questions, 1-5 for interpretive ones, against the reference answer."""
 
@@ -91,8 +101,8 @@ class ReferenceJudge(JudgeScorer):
     needs_model = True
     default_rubric = "reference.yaml"
 
-    def __init__(self, *, max_tokens: int = 200) -> None:
-        self.max_tokens = max_tokens
+    Options = ReferenceOptions
+    options: ReferenceOptions
 
     def check_rubric(self, data: dict[str, Any], source: str) -> None:
         """A one-line FormatError when a rubric lacks a prompt or names a kind other than conclusive/interpretive."""
@@ -126,7 +136,7 @@ class ReferenceJudge(JudgeScorer):
         prompt = render(prompts[kind], kind, question=question.text, reference=reference, answer=text)
         schema = CONCLUSIVE_SCHEMA if kind == "conclusive" else INTERPRETIVE_SCHEMA
         try:
-            reply = context.ask(trace, kind, user(prompt), schema, max_tokens=self.max_tokens)
+            reply = context.ask(trace, kind, user(prompt), schema, max_tokens=self.options.max_tokens)
         except JudgeReplyError as error:
             return failed(str(error), (name,), trace, sub)
         rationale = str(reply["rationale"]).strip()

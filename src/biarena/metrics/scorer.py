@@ -3,6 +3,7 @@ made safe against whatever the answer holds."""
 
 from biarena.metrics.context import ScoringContext
 from biarena.records import Answer, Question, Score
+from biarena.scoring.configured import Configured
 from biarena.scoring.context import ScorerContext
 from biarena.scoring.score_info import ScoreInfo
 from biarena.scoring.scorer import ScoreResult, make_score
@@ -10,7 +11,7 @@ from biarena.scoring.scorer import ScoreResult, make_score
 __all__ = ["MetricScorer", "make_score"]
 
 
-class MetricScorer:
+class MetricScorer(Configured):
     """A metric scores every answer (those the system failed to give too) without a model."""
 
     name: str
@@ -18,9 +19,6 @@ class MetricScorer:
     infos: tuple[ScoreInfo, ...]
     needs_model = False
     error_answers = True
-
-    def __init__(self, **options: object) -> None:
-        self.options = options
 
     @property
     def produces(self) -> tuple[str, ...]:

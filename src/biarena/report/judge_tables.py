@@ -1,11 +1,13 @@
 """Judge scores of runs by question type: one table per judge, its headline score then its dimensions."""
 
+import math
 from dataclasses import dataclass
 
 from biarena.metrics.summary import SummaryRow, overall, summarize
 from biarena.records import Question, Score
 from biarena.report.comparison import ComparedRun, Comparison
 from biarena.scoring.infos import ScoreInfos
+from biarena.scoring.score_info import ScoreInfo
 
 TYPE_PREFIXES = ("corgi:type", "dbqa:", "bibench:", "bis:")
 """Labels that name a question's type, in the order they are looked for."""
@@ -62,9 +64,26 @@ def judge_rows(comparison: Comparison, judge: str, names: list[str]) -> list[Jud
 
 LEGEND = (
     "judges: 'counted' is the questions a judge judges that count in its means (a question without an answer counts "
-    "0, one not judged yet is left out); 'failed': judgements without a value (see why with show RUN --trace ID). "
-    "corgi and corgi-single score 0-5, except ser: the fraction of SQL that ran (put on 0-5 in the score)."
+    "0, one not judged yet is left out); 'failed': judgements without a value (see why with show RUN --trace ID)."
 )
+
+
+def _scale(info: ScoreInfo) -> str:
+    low, high = info.range
+    return f"{low:g}-{high:g}" if math.isfinite(low) and math.isfinite(high) else "a count"
+
+
+def judge_legend(comparison: Comparison) -> str:
+    """The judge tables' legend: how they count, then each judge's headline scores with their scale, read from their
+    declarations."""
+    infos = comparison.infos
+    scores = [s for summary in comparison.summaries for s in summary.run.scores]
+    parts = []
+    for judge, names in judge_scores(scores).items():
+        heads = [n for n in names if infos.info(n).headline] or names[:1]
+        said = ", ".join(f"{judge_header(infos, judge, n)} {_scale(infos.info(n))}" for n in heads)
+        parts.append(f"{judge}: {said}")
+    return LEGEND + (" Scales: " + "; ".join(parts) + "." if parts else "")
 
 
 def judge_header(infos: ScoreInfos, judge: str, name: str) -> str:

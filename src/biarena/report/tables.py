@@ -6,15 +6,15 @@ from typing import Any
 
 from biarena.metrics.summary import SummaryRow
 from biarena.report.comparison import ComparedRun, Comparison
-from biarena.report.judge_tables import LEGEND as JUDGE_LEGEND
-from biarena.report.judge_tables import judge_json, judge_rows, judge_scores, judge_tables
+from biarena.report.judge_tables import judge_json, judge_legend, judge_rows, judge_scores, judge_tables
 
 SECTIONS = [("by category", "by_label"), ("by language", "by_language"), ("overall", "overall")]
 """Table title and ComparedRun field, in the order they print."""
 
 LEGEND = (
     "coverage: questions answered (the SQL ran or failed) of those asked; a question without an answer counts 0 "
-    "in every mean. 'scored': questions with an execution accuracy (their gold runs); '-': nothing to score."
+    "in every mean. 'scored': questions a metric scored (for the gold metrics, those whose gold runs); "
+    "'-': nothing to score."
 )
 
 
@@ -151,7 +151,7 @@ def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
             cells = [summary.run.label, spec.system, spec.model, spec.benchmark_name, title.split()[-1], row.group]
             means = [None if comparison.infos.is_judge(n) else row.means.get(n) for n in names]
             cells += [row.count, row.answered, row.coverage, *means]
-            cells.append(row.counts.get("execution_accuracy", 0))
+            cells.append(scored_count(row, comparison.infos.metric_names(names)))
             if usage:
                 spent = summary.run.usage()
                 cells += [getattr(spent, f) for f in USAGE_FIELDS]
@@ -173,6 +173,11 @@ def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
                 cells += [None] * len(USAGE_FIELDS)
             writer.writerow(["" if c is None else c for c in cells])
     return buffer.getvalue()
+
+
+def scored_count(row: SummaryRow, names: list[str]) -> int:
+    """The questions of a row some metric among `names` has scored."""
+    return max((row.counts.get(name, 0) for name in names), default=0)
 
 
 def _md_cell(value: object) -> str:
@@ -197,7 +202,7 @@ def comparison_rows(comparison: Comparison, field: str) -> tuple[list[str], list
     for summary, row in section_rows(comparison, field):
         cells = [row.group, *([summary.run.label] if several else []), coverage_text(row)]
         cells += [fmt(row.means.get(n)) for n in names]
-        cells.append(str(row.counts.get("execution_accuracy", 0)))
+        cells.append(str(scored_count(row, comparison.infos.metric_names(names))))
         rows.append(cells)
     return headers, rows, set(range(2 if several else 1, len(headers)))
 
@@ -233,5 +238,5 @@ def comparison_markdown(comparison: Comparison, *, usage: bool = False) -> str:
         parts.append("### usage\n\n" + markdown_table(headers, rows, set(range(1, len(headers)))))
     parts.append(legend(comparison))
     if judged:
-        parts.append(JUDGE_LEGEND)
+        parts.append(judge_legend(comparison))
     return "\n\n".join(parts) + "\n"

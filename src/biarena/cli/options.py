@@ -6,7 +6,6 @@ from typing import Any, TypeVar
 
 import typer
 
-from biarena.benchmarks.yaml_file import read_yaml
 from biarena.db import SandboxLimits
 from biarena.db.limits import OPTION_NAMES
 from biarena.errors import FormatError, NotFoundError, UsageError
@@ -103,6 +102,8 @@ def read_options_file(path: Path) -> dict[str, Any]:
     """An options file: a YAML (or JSON) mapping of option names to values; dates stay text for the model to read."""
     if not path.is_file():
         raise NotFoundError(f"options file not found: {path}")
+    from biarena.benchmarks.yaml_file import read_yaml  # the benchmarks package loads only when a file is read
+
     data = read_yaml(path, timestamps=False)
     if data is None:
         return {}

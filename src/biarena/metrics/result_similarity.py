@@ -4,8 +4,6 @@ import gc
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from biarena.db.result import QueryResult
 from biarena.metrics.columns import Column, Tolerance, columns_equal, may_match
@@ -48,6 +46,9 @@ def max_matching(edges: list[tuple[int, int]], rows: int, cols: int) -> list[tup
     if not edges:
         return []
     data = np.ones(len(edges), dtype=np.int8)
+    from scipy.sparse import csr_matrix  # scipy loads only when columns are matched (not for `show`)
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
     graph = csr_matrix((data, ([e[0] for e in edges], [e[1] for e in edges])), shape=(rows, cols))
     match = maximum_bipartite_matching(graph, perm_type="column")
     return [(r, int(c)) for r, c in enumerate(match) if c >= 0]

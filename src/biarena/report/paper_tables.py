@@ -1,8 +1,6 @@
 """paper_tables: the DB QA paper's figures from stored judgements: Table 5 (peer review by stage) and Table 2
 (reference-based match rate and score by question type)."""
 
-from biarena.judges.peer_review import summarize_peer_review
-from biarena.judges.reference import summarize_reference
 from biarena.report.comparison import Comparison
 
 Table = tuple[str, list[str], list[list[str]], set[int]]
@@ -24,6 +22,8 @@ def peer_review_table(comparison: Comparison) -> Table | None:
         judged = [s.sub_scores for s in summary.run.scores if s.name == "peer-review" and s.question_id in asked]
         if not judged:
             continue
+        from biarena.judges.peer_review import summarize_peer_review  # only for runs the judge reviewed
+
         figures = summarize_peer_review(judged)
         run = [summary.run.label] if several else []
         for stage in figures.stages:
@@ -56,7 +56,11 @@ def reference_table(comparison: Comparison) -> Table | None:
             if score.name in ("reference.match", "reference.score"):
                 scores.setdefault(score.question_id, {})[score.name] = score.value
         judged = [(q, scores[q.id]) for q in summary.questions if q.id in scores]
-        for line in summarize_reference(judged) if judged else []:
+        if not judged:
+            continue
+        from biarena.judges.reference import summarize_reference  # only for runs the judge judged
+
+        for line in summarize_reference(judged):
             cells.append(
                 [
                     *([summary.run.label] if several else []),

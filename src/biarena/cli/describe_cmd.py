@@ -49,7 +49,8 @@ def describe(
     description.
 
     Options are set with -O NAME=VALUE (repeatable) or --options FILE.yaml (a mapping of NAME: VALUE) on the command
-    that uses them: `run --agent NAME`, `import NAME`, `build NAME`, `generate questions --method NAME`.
+    that uses them: `run --agent NAME`, `import NAME`, `build NAME`, `generate questions --method NAME`; a scorer's
+    with -O SCORER.NAME=VALUE on `score`.
     """
     found = {each: made(factory) for each, factory in registry(kind).items()}
     if name is None:
@@ -71,4 +72,5 @@ def describe(
     for option in options:
         row(table, option.name, option.type, option.default, option.description)
     print_table(table)
-    out.print(Text("Set them with -O NAME=VALUE (repeatable; a list takes a,b,c) or --options FILE.yaml."))
+    how = f"-O {name}.NAME=VALUE on `biarena score`, -O NAME=VALUE on `biarena judge check`" if kind == "scorer" else ""
+    out.print(Text(f"Set them with {how or '-O NAME=VALUE'} (repeatable; a list takes a,b,c) or --options FILE.yaml."))

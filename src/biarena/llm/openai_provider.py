@@ -123,7 +123,7 @@ class OpenAIProvider:
         self.extra_body = dict(extra_body or {})
         if self._key() is None:
             if api_key_env:
-                raise UsageError(f"model openai:{model}: the environment variable {api_key_env} is not set (api_key_env)")
+                raise UsageError(f"model openai:{model}: the variable {api_key_env} (api_key_env) is not set")
             if base_url is None:
                 raise UsageError("the openai provider needs an API key: set OPENAI_API_KEY (or -M api_key_env=NAME)")
         self._openai = openai

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from biarena.cli.console import err, new_table, out, print_table, row
+from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE, judge_model_options
 from biarena.cli.options import flag
 from biarena.errors import UsageError
 from biarena.scoring import SCORERS
@@ -47,8 +48,13 @@ def check(
         ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}."
     ),
     judge_model: str | None = typer.Option(
-        None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
+        None,
+        "--judge-model",
+        help="The judge's model: local (default), local:/path.gguf, openai:MODEL or openai:MODEL@URL, or a model "
+        "named in --models.",
     ),
+    judge_model_option: list[str] | None = JUDGE_MODEL_PAIRS,
+    models_file: Path | None = MODELS_FILE,
     benchmark_arg: str = typer.Option(
         "corgi-synth", "--benchmark", help="Benchmark with simulator-known truths (corgi-synth or a suite directory)."
     ),
@@ -65,7 +71,7 @@ def check(
     judge_option: list[str] | None = typer.Option(
         None, "--judge-option", metavar="NAME=VALUE", help="A judge option (repeatable), e.g. reviewers=1."
     ),
-    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies (the same as --judge-M cache=false)."),
 ) -> None:
     """How well a judge tells good answers from degraded copies of them.
 
@@ -99,9 +105,13 @@ def check(
         checker = getattr(judge, "check_rubric", None)
         if callable(checker):
             checker(loaded.data, loaded.source)
-    elif judge_model is not None and not judge.needs_model:
-        raise UsageError(f"judge '{judge.name}' uses no model (--judge-model)")
-    model = get_model(judge_model or DEFAULT_MODEL, use_cache=not no_cache) if judge.needs_model else None
+    elif (judge_model is not None or judge_model_option) and not judge.needs_model:
+        raise UsageError(f"judge '{judge.name}' uses no model ({'--judge-model' if judge_model else '--judge-M'})")
+    model = None
+    if judge.needs_model:
+        pairs = [*(["cache=false"] if no_cache else []), *(judge_model_option or [])]
+        chosen = judge_model_options(judge_model, pairs, models_file, DEFAULT_MODEL)
+        model = get_model(chosen.spec(), options=chosen)
     benchmark = resolve_benchmark(benchmark_arg)
     pool = DatabasePool(benchmark)
     try:

@@ -84,6 +84,20 @@ class ModelOptions(Options):
         return text + (f"@{self.base_url}" if self.base_url else "")
 
 
+class OpenAIModel(ModelOptions):
+    """A model on OpenAI or any OpenAI-compatible server (vLLM, Ollama, llama.cpp's server, a gateway):
+    openai:NAME[@BASE_URL]."""
+
+
+class LocalModel(ModelOptions):
+    """A GGUF model run in-process by llama.cpp: local (the embedded model) or local:/path.gguf."""
+
+
+MODEL_PROVIDERS: dict[str, type[ModelOptions]] = {"openai": OpenAIModel, "local": LocalModel}
+"""The providers `describe model` lists, each with the options a model takes (the same for every provider; the
+server's options are ignored by `local`)."""
+
+
 def split_spec(spec: str) -> dict[str, str]:
     """A model string's parts as options: `openai:qwen@http://h/v1` -> provider, name, base_url."""
     prefix, _, rest = spec.partition(":")
@@ -153,4 +167,12 @@ def resolve_model(
     return validate_options(ModelOptions, values, owner, flag)
 
 
-__all__ = ["MODELS_FILE", "ModelOptions", "models_file", "read_models_file", "resolve_model", "split_spec"]
+__all__ = [
+    "MODELS_FILE",
+    "MODEL_PROVIDERS",
+    "ModelOptions",
+    "models_file",
+    "read_models_file",
+    "resolve_model",
+    "split_spec",
+]

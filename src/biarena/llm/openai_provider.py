@@ -66,9 +66,7 @@ def retry_after(headers: Any, now: float | None = None) -> float | None:
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def status_error(
-    status: int, message: str, *, sent_response_format: bool, wait: float | None = None
-) -> ModelError:
+def status_error(status: int, message: str, *, sent_response_format: bool, wait: float | None = None) -> ModelError:
     """The error for a server's non-2xx reply: retried with backoff (or after the wait the server asked for), or
     refused at once when the request is invalid."""
     text = f"HTTP {status}: {message}"

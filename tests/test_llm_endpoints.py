@@ -147,9 +147,12 @@ def test_each_model_sends_the_key_of_its_own_variable(tmp_path: Path, monkeypatc
     monkeypatch.setenv("AGENT_KEY", "sk-agent-1111")
     monkeypatch.setenv("JUDGE_KEY", "sk-judge-2222")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with endpoint(four, key="sk-agent-1111") as (agent_url, agent), endpoint(four, key="sk-judge-2222") as (
-        judge_url,
-        judge,
+    with (
+        endpoint(four, key="sk-agent-1111") as (agent_url, agent),
+        endpoint(four, key="sk-judge-2222") as (
+            judge_url,
+            judge,
+        ),
     ):
         assert model_for(agent_url, tmp_path, "api_key_env=AGENT_KEY").chat(ASK).text == "four"
         assert model_for(judge_url, tmp_path, "api_key_env=JUDGE_KEY").chat(ASK).text == "four"
@@ -183,7 +186,7 @@ def test_models_file_names_a_model_and_m_pairs_win(tmp_path: Path) -> None:
     models.write_text("myvllm:\n  model: openai:qwen@http://gpu:8000/v1\n  timeout: 300\n  api_key_env: VLLM\n")
     chosen = resolve_model("myvllm", ["timeout=30"], models)
     assert chosen.spec() == "openai:qwen@http://gpu:8000/v1" and chosen.timeout == 30 and chosen.api_key_env == "VLLM"
-    with pytest.raises(UsageError, match="unknown model 'myvlm'.*named: myvllm.*did you mean 'myvllm'"):
+    with pytest.raises(UsageError, match=r"unknown model 'myvlm'.*named: myvllm.*did you mean 'myvllm'"):
         resolve_model("myvlm", [], models)
     with pytest.raises(UsageError, match="-M timeout=soon"):
         resolve_model("myvllm", ["timeout=soon"], models)

@@ -16,6 +16,7 @@ class EndpointHealth:
         self.answered = 0
         """Calls the server answered with a completion."""
         self.last_error = ""
+        self._suspect = False
         self._lock = threading.Lock()
 
     def replied(self, answered: bool = True) -> None:
@@ -23,18 +24,26 @@ class EndpointHealth:
         with self._lock:
             self.in_a_row = 0
             self.answered += answered
+            self._suspect = False
 
-    def gave_up(self, error: str) -> None:
-        """A call was given up because the server did not answer."""
+    def suspect(self, error: str) -> None:
+        """The server did not answer a question about itself (its model list): check it answers before a call."""
+        with self._lock:
+            self._suspect = True
+            self.last_error = error
+
+    def gave_up(self, error: str | None) -> None:
+        """A call was given up because the server did not answer (`error`: how it failed; None: as before)."""
         with self._lock:
             self.in_a_row += 1
-            self.last_error = error
+            if error is not None:
+                self.last_error = error
 
     @property
     def failing(self) -> bool:
-        """The last call was given up because the server did not answer."""
+        """The last call was given up because the server did not answer (or it did not answer about itself)."""
         with self._lock:
-            return self.in_a_row > 0
+            return self.in_a_row > 0 or self._suspect
 
     @property
     def down(self) -> bool:

@@ -149,7 +149,8 @@ class Model:
         remembered = self.cache.identity(self.spec) if self.cache is not None else None
         try:
             found = ask()
-        except UnreachableError:
+        except UnreachableError as error:
+            self.health.suspect(" ".join(str(error).split())[:200])
             return remembered
         if found is not None and self.cache is not None:
             if remembered is not None and remembered != found:
@@ -187,10 +188,12 @@ class Model:
         with _semaphore(self.endpoint, self.concurrency):
             if health.down:
                 raise UnreachableError(
-                    f"given up on the server after {health.limit} calls in a row got no reply ({health.last_error})"
+                    f"given up on the server after {health.limit} calls in a row got no reply ({health.last_error})",
+                    again=True,
                 )
             if health.failing and not self._server_answers():
-                raise UnreachableError(f"the server still does not answer ({health.last_error})")
+                still = " still" if health.in_a_row else ""
+                raise UnreachableError(f"the server{still} does not answer ({health.last_error})", again=True)
             attempt = 0
             while True:
                 try:
@@ -252,8 +255,8 @@ class Model:
         try:
             return self._call(request)
         except UnreachableError as error:
-            self.health.gave_up(" ".join(str(error).split())[:200])
-            message = f"{self.spec}: the server does not answer: {error}"
+            self.health.gave_up(None if error.again else " ".join(str(error).split())[:200])
+            message = f"{self.spec}: {error}" if error.again else f"{self.spec}: the server does not answer: {error}"
             raise UnreachableError(message, timed_out=error.timed_out) from None
         except RetryableError as error:
             raise ModelError(f"{self.spec}: gave up after {self.retries + 1} attempts: {error}") from None

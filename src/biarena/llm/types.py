@@ -92,9 +92,11 @@ class RetryableError(ModelError):
 class UnreachableError(RetryableError):
     """The server did not answer: the connection failed or the reply did not come in time (`timed_out`)."""
 
-    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+    def __init__(self, message: str, *, timed_out: bool = False, again: bool = False) -> None:
         super().__init__(message)
         self.timed_out = timed_out
+        self.again = again
+        """Not asked: the server had not answered the calls before this one either."""
 
 
 class InvalidRequestError(ModelError):

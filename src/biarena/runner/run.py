@@ -179,6 +179,9 @@ def open_run(
     if IDENTITY not in existing.options and IDENTITY in spec.options:
         # a run recorded before what the model is was recorded: adopt it rather than call the run a different one
         existing = existing.model_copy(update={"options": {**existing.options, IDENTITY: spec.options[IDENTITY]}})
+    elif IDENTITY in existing.options and IDENTITY not in spec.options:
+        # what the model is cannot be told now (its server does not answer): not a reason to refuse the run
+        spec = spec.model_copy(update={"options": {**spec.options, IDENTITY: existing.options[IDENTITY]}})
     differences = existing.differences(spec) + _question_differences(stored, questions)
     if differences:
         shown = "; ".join(differences[:4]) + (f"; and {len(differences) - 4} more" if len(differences) > 4 else "")

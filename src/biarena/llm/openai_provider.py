@@ -168,8 +168,10 @@ class OpenAIProvider:
         try:
             response = self._client.chat.completions.create(**kwargs, extra_headers=self._headers())
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
-            said = self._hidden(f"{type(error).__name__}: {_cause(error)}")
-            raise UnreachableError(said, timed_out=isinstance(error, openai.APITimeoutError)) from None
+            timed_out = isinstance(error, openai.APITimeoutError)
+            waited = f"no reply within {self.timeout:g} s (-M timeout=SECONDS waits longer)"
+            said = waited if timed_out else _cause(error)
+            raise UnreachableError(self._hidden(f"{type(error).__name__}: {said}"), timed_out=timed_out) from None
         except openai.APIStatusError as error:
             wait = retry_after(getattr(error.response, "headers", None))
             message = self._hidden(_message(error))

@@ -144,6 +144,12 @@ class OpenAIProvider:
         key = self._key()
         return text.replace(key, "***") if key and len(key) >= 4 else text
 
+    def _unreachable(self, error: Exception, waited: float) -> UnreachableError:
+        """The error for a call the server did not answer: refused, cut, or no reply within `waited` seconds."""
+        timed_out = isinstance(error, self._openai.APITimeoutError)
+        said = f"no reply within {waited:g} s (-M timeout=SECONDS waits longer)" if timed_out else _cause(error)
+        return UnreachableError(self._hidden(f"{type(error).__name__}: {said}"), timed_out=timed_out)
+
     def complete(self, request: ChatRequest) -> Completion:
         """Send one chat completion request."""
         openai = self._openai
@@ -168,10 +174,7 @@ class OpenAIProvider:
         try:
             response = self._client.chat.completions.create(**kwargs, extra_headers=self._headers())
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
-            timed_out = isinstance(error, openai.APITimeoutError)
-            waited = f"no reply within {self.timeout:g} s (-M timeout=SECONDS waits longer)"
-            said = waited if timed_out else _cause(error)
-            raise UnreachableError(self._hidden(f"{type(error).__name__}: {said}"), timed_out=timed_out) from None
+            raise self._unreachable(error, self.timeout) from None
         except openai.APIStatusError as error:
             wait = retry_after(getattr(error.response, "headers", None))
             message = self._hidden(_message(error))
@@ -211,7 +214,7 @@ class OpenAIProvider:
             )
             entries = [entry.model_dump() for entry in listing.data]
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
-            raise UnreachableError(self._hidden(f"{type(error).__name__}: {_cause(error)}")) from None
+            raise self._unreachable(error, min(PROBE_SECONDS, self.timeout)) from None
         except Exception:  # no model list here (404, not JSON): the server says nothing about the model
             return None
         entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == self.model), None)

@@ -144,10 +144,11 @@ class OpenAIProvider:
         key = self._key()
         return text.replace(key, "***") if key and len(key) >= 4 else text
 
-    def _unreachable(self, error: Exception, waited: float) -> UnreachableError:
+    def _unreachable(self, error: Exception, waited: float, hint: bool = True) -> UnreachableError:
         """The error for a call the server did not answer: refused, cut, or no reply within `waited` seconds."""
         timed_out = isinstance(error, self._openai.APITimeoutError)
-        said = f"no reply within {waited:g} s (-M timeout=SECONDS waits longer)" if timed_out else _cause(error)
+        longer = " (-M timeout=SECONDS waits longer)" if hint else ""
+        said = f"no reply within {waited:g} s{longer}" if timed_out else _cause(error)
         return UnreachableError(self._hidden(f"{type(error).__name__}: {said}"), timed_out=timed_out)
 
     def complete(self, request: ChatRequest) -> Completion:
@@ -214,7 +215,7 @@ class OpenAIProvider:
             )
             entries = [entry.model_dump() for entry in listing.data]
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
-            raise self._unreachable(error, min(PROBE_SECONDS, self.timeout)) from None
+            raise self._unreachable(error, min(PROBE_SECONDS, self.timeout), hint=False) from None
         except Exception:  # no model list here (404, not JSON): the server says nothing about the model
             return None
         entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == self.model), None)

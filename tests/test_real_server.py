@@ -21,6 +21,8 @@ from biarena.benchmarks import load_benchmark
 from biarena.db import DatabasePool
 from biarena.llm import InvalidRequestError, get_model
 from biarena.llm.structured import LEVELS
+from tests.cli_in_process import cli
+from tests.run_helpers import answers_of
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 
@@ -49,9 +51,9 @@ def wait_until_up(url: str, process: subprocess.Popen, log: Path, deadline: floa
     pytest.fail(f"the llama-cpp-python server did not answer within {deadline:.0f} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """llama-cpp-python's server with the embedded model on a free loopback port; yields (base URL, its log)."""
+def start_server(directory: Path) -> tuple[str, subprocess.Popen, Path]:
+    """Start llama-cpp-python's server with the embedded model on a free loopback port (skipped when it is not
+    installed); returns its base URL, its process and its log, once it answers."""
     try:
         import llama_cpp.server.app  # noqa: F401  (the `server` extra)
 
@@ -64,7 +66,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         pytest.skip(f"llama-cpp-python's server or the embedded model is not installed: {error}")
     port = free_port()
     url = f"http://127.0.0.1:{port}/v1"
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    log = directory / "server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(weights), "--n_ctx", "4096"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--seed", "0"]
     # One thread: llama.cpp's threads spin while they wait for each other, which on a shared 2-core machine makes
@@ -76,14 +78,30 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         )
     try:
         wait_until_up(url, process, log)
+    except BaseException:
+        stop(process)
+        raise
+    return url, process, log
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End the server (killed if it does not stop in 30 s)."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """llama-cpp-python's server with the embedded model on a free loopback port; yields (base URL, its log)."""
+    url, process, log = start_server(tmp_path_factory.mktemp("llama-server"))
+    try:
         yield url, log
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def rejections(log: Path) -> int:
@@ -131,3 +149,28 @@ def test_iterative_answers_through_the_server(server: tuple[str, Path], bis_synt
     assert answer.text and answer.plan, answer
     assert all(step.sql for step in answer.steps) and answer.usage.calls >= 1
     assert rejections(log) == before + 1  # json_schema refused once, then json_object for every step
+
+
+def test_a_run_through_the_server_answers_and_stops_early_when_the_server_is_killed(
+    bis_synth_dir: Path, tmp_path: Path
+) -> None:
+    url, process, _ = start_server(tmp_path)
+    out = tmp_path / "killed.run"
+    # one short question: the smaller prompt without sample rows, a short reply, no second try
+    args = ["run", bis_synth_dir, "--agent", "text2sql", "--model", f"openai:qwen@{url}", "-o", out]
+    args += ["-O", "sample_rows=0", "-O", "max_tokens=96", "-O", "retries=0", "-M", "cache=false", "-M", "retries=1"]
+    # a shared 2-core machine may take minutes over the schema's prompt: a long timeout, so slow is not taken for down
+    args += ["-M", "timeout=900"]
+    try:
+        first = cli(*args, "--limit", "1")
+        assert first.returncode in (0, 1), first.stderr  # 1: its SQL did not run (a small model's answer)
+        [answer] = answers_of(out).values()
+        assert answer["status"] == "ok" and answer["final_sql"], (answer.get("error"), first.stderr[-2000:])
+    finally:
+        process.kill()
+        process.wait()
+    stopped = cli(*args, "--limit", "6")
+    assert stopped.returncode == 4, stopped.stderr
+    line = next(line for line in stopped.stderr.splitlines() if line.startswith("stopped:"))
+    assert f"openai:qwen@{url} does not answer (3 questions in a row" in line and "1 of 6 questions answered" in line
+    assert len(answers_of(out)) == 4  # the first, and the three the server did not answer; two never asked

@@ -70,7 +70,7 @@ class LLMAgent:
 
     def spec_options(self) -> dict[str, Any]:
         """The model, prompt version and options (a different one is a different run)."""
-        return {"model": self.model.spec, "prompt_hash": prompt_hash(*self.templates), **self.answer_options()}
+        return {**self.model.record(), "prompt_hash": prompt_hash(*self.templates), **self.answer_options()}
 
     def system_spec(self) -> SystemSpec:
         """Who answered."""

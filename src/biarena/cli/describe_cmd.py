@@ -16,6 +16,7 @@ KINDS: dict[str, str] = {
     "benchmark": "biarena.benchmarks:BUILTINS",
     "question-method": "biarena.cli.generate_cmd:METHODS",
     "scorer": "biarena.scoring:SCORERS",
+    "model": "biarena.llm.model_options:MODEL_PROVIDERS",
 }
 """Each kind of thing that takes options, and where its registry (a dict name -> factory, each factory naming its
 options model) is found: describing another kind is one more line."""
@@ -72,5 +73,8 @@ def describe(
     for option in options:
         row(table, option.name, option.type, option.default, option.description)
     print_table(table)
+    if kind == "model":
+        out.print(Text("Set them with -M NAME=VALUE (--judge-M for a judge's model) or in a models file (--models)."))
+        return
     how = f"-O {name}.NAME=VALUE on `biarena score`, -O NAME=VALUE on `biarena judge check`" if kind == "scorer" else ""
     out.print(Text(f"Set them with {how or '-O NAME=VALUE'} (repeatable; a list takes a,b,c) or --options FILE.yaml."))

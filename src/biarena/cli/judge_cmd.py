@@ -9,6 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from biarena.cli.console import err, new_table, out, print_table, row
+from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE, judge_model_options
 from biarena.cli.options import OPTIONS_FILE, flag, option_pairs
 from biarena.cli.scorer_options import scorer_options
 from biarena.errors import UsageError
@@ -36,8 +37,13 @@ def check(
         ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}."
     ),
     judge_model: str | None = typer.Option(
-        None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
+        None,
+        "--judge-model",
+        help="The judge's model: local (default), local:/path.gguf, openai:MODEL or openai:MODEL@URL, or a model "
+        "named in --models.",
     ),
+    judge_model_option: list[str] | None = JUDGE_MODEL_PAIRS,
+    models_file: Path | None = MODELS_FILE,
     benchmark_arg: str = typer.Option(
         "corgi-synth", "--benchmark", help="Benchmark with simulator-known truths (corgi-synth or a suite directory)."
     ),
@@ -54,7 +60,7 @@ def check(
     option: list[str] | None = option_pairs("biarena describe scorer NAME"),
     options_file: Path | None = OPTIONS_FILE,
     judge_option: list[str] | None = typer.Option(None, "--judge-option", hidden=True, help="The old name of -O."),
-    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies (the same as --judge-M cache=false)."),
 ) -> None:
     """How well a judge tells good answers from degraded copies of them.
 
@@ -74,8 +80,8 @@ def check(
 
     get_scorer(judge_name, "judge")  # an unknown name is refused before its options are read
     file = {judge_name: read_options_file(options_file)} if options_file is not None else None
-    chosen = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
-    judge = get_scorer(judge_name, "judge", **({"options": chosen[judge_name]} if judge_name in chosen else {}))
+    given = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
+    judge = get_scorer(judge_name, "judge", **({"options": given[judge_name]} if judge_name in given else {}))
     if not callable(getattr(judge, "judge", None)):
         raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
     loaded = None
@@ -89,9 +95,13 @@ def check(
         checker = getattr(judge, "check_rubric", None)
         if callable(checker):
             checker(loaded.data, loaded.source)
-    elif judge_model is not None and not judge.needs_model:
-        raise UsageError(f"judge '{judge.name}' uses no model (--judge-model)")
-    model = get_model(judge_model or DEFAULT_MODEL, use_cache=not no_cache) if judge.needs_model else None
+    elif (judge_model is not None or judge_model_option) and not judge.needs_model:
+        raise UsageError(f"judge '{judge.name}' uses no model ({'--judge-model' if judge_model else '--judge-M'})")
+    model = None
+    if judge.needs_model:
+        pairs = [*(["cache=false"] if no_cache else []), *(judge_model_option or [])]
+        chosen = judge_model_options(judge_model, pairs, models_file, DEFAULT_MODEL)
+        model = get_model(chosen.spec(), options=chosen)
     benchmark = resolve_benchmark(benchmark_arg)
     pool = DatabasePool(benchmark)
     try:

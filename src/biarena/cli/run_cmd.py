@@ -1,5 +1,7 @@
 """`biarena run BENCH --agent NAME [--model MODEL] -o RUN`: answer a benchmark's questions into a run file."""
 
+import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ from biarena.agents import MODEL_AGENTS, SYSTEMS, System, system_factory
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
 from biarena.cli.legacy_flags import LEGACY, legacy_command, legacy_flags
+from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE, model_options
 from biarena.cli.options import (
     ALLOW_SUPERUSER,
     DB_URL,
@@ -25,8 +28,10 @@ from biarena.cli.options import (
 )
 from biarena.db import DatabasePool
 from biarena.errors import UsageError
-from biarena.llm import DEFAULT_MODEL, get_model
+from biarena.llm import DEFAULT_MODEL, Model, ModelOptions, get_model
+from biarena.llm.notices import Notice, listening
 from biarena.llm.prices import load_prices, prices_for
+from biarena.llm.structured import check_level
 from biarena.options import Options, options_model
 from biarena.records import Benchmark, Question
 from biarena.runner import (
@@ -41,6 +46,11 @@ from biarena.runner import (
 )
 
 _SHOWN_ERRORS = 3
+
+EXIT_NONE_RAN = 1
+EXIT_UNANSWERED = 3
+EXIT_SERVER_DOWN = 4
+EXIT_INTERRUPTED = 130
 _REPLAYS = frozenset({"gold", "predictions"})
 """Systems that replay fixed SQL: asking them again gives the same answer."""
 
@@ -72,16 +82,20 @@ def build_system(
     prices: Path | None = None,
     structured: str | None = None,
     options: Options | None = None,
+    model_options: ModelOptions | None = None,
     **values: Any,
 ) -> System:
     """Make the named system with its options (an options object or keywords), with a model for the agents that
-    need one (priced from the `prices` table file)."""
+    need one: `model_options` (a model as data) or the model string `model` (priced from the `prices` table file)."""
     factory = system_factory(name)
     given: dict[str, Any] = {}
     if name in MODEL_AGENTS:
-        built = get_model(
-            model or DEFAULT_MODEL, use_cache=not no_cache, concurrency=max(1, concurrency), structured=structured
-        )
+        if model_options is not None:
+            built = get_model(model_options.spec(), options=model_options, concurrency=max(1, concurrency))
+        else:
+            built = get_model(
+                model or DEFAULT_MODEL, use_cache=not no_cache, concurrency=max(1, concurrency), structured=structured
+            )
         if prices is not None:
             built.prices = prices_for(load_prices(prices), model or DEFAULT_MODEL, built.spec, source=str(prices))
         given["model"] = built
@@ -89,6 +103,8 @@ def build_system(
         raise UsageError(f"agent '{name}' does not use a model ({'--model' if model is not None else '--prices'})")
     elif structured is not None:
         raise UsageError(f"agent '{name}' does not use a model (--structured)")
+    elif model_options is not None:
+        raise UsageError(f"agent '{name}' does not use a model (-M)")
     return factory(**given, options=options, **values)
 
 
@@ -109,7 +125,13 @@ def agent_options(name: str, pairs: list[str] | None, file: Path | None, legacy:
 def run(
     benchmark_arg: str = typer.Argument(..., metavar="BENCH", help="Benchmark directory or built-in name."),
     agent: str | None = typer.Option(None, "--agent", metavar="NAME", help=f"The system to run: {', '.join(SYSTEMS)}."),
-    model: str | None = typer.Option(None, "--model", help="local (default), local:/path.gguf, openai:MODEL[@URL]."),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        help="local (default), local:/path.gguf, openai:MODEL or openai:MODEL@URL, or a model named in --models.",
+    ),
+    model_option: list[str] | None = MODEL_PAIRS,
+    models_file: Path | None = MODELS_FILE,
     out: Path = typer.Option(..., "-o", "--out", help="Run file to write (resumed when it exists)."),
     option: list[str] | None = option_pairs("biarena describe agent NAME"),
     options_file: Path | None = OPTIONS_FILE,
@@ -117,16 +139,9 @@ def run(
     per_category: int | None = typer.Option(None, "--per-category", min=1, help="A stratified sample: N per category."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Questions answered at once."),
     max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
-    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
-    structured: str | None = typer.Option(
-        None,
-        "--structured",
-        help="How JSON replies are asked for: json_schema, json_object (schema in the prompt) or prompt (plain text). "
-        "Default: json_schema, stepping down per server when it rejects that.",
-    ),
-    prices: Path | None = typer.Option(
-        None, "--prices", help="YAML or JSON: model -> {prompt, completion} price per million tokens (usage cost)."
-    ),
+    no_cache: bool = typer.Option(False, "--no-cache", hidden=True, help="The same as -M cache=false."),
+    structured: str | None = typer.Option(None, "--structured", hidden=True, help="The same as -M structured=LEVEL."),
+    prices: Path | None = typer.Option(None, "--prices", hidden=True, help="The same as -M prices=FILE."),
     label: str | None = typer.Option(
         None, "--label", help="How reports name this run (default: the run file's name and the system's options)."
     ),
@@ -143,7 +158,17 @@ def run(
     """Run a system over a benchmark; a killed run resumes where it stopped, and a wider selection grows it.
 
     The agent's own options: -O NAME=VALUE or --options FILE.yaml (`biarena describe agent NAME` lists them).
-    Exit code 0 when at least one answer succeeded (its SQL ran), 1 when none did, 2 for bad input.
+    The model's: -M NAME=VALUE or a named model in models.yaml (`biarena describe model openai` lists them).
+    When max_outage questions in a row (-M max_outage=N, default 3) get no reply from the model's server,
+    the run stops and prints the command that resumes it.
+
+    Exit codes:
+    0 every question has an answer (right or wrong);
+    1 no answer succeeded (none ran SQL);
+    2 bad input;
+    3 model errors left questions without an answer (ask them again with --retry-errors);
+    4 stopped early: the model's server does not answer;
+    130 interrupted.
     """
     name = agent or system
     if name is None:
@@ -158,15 +183,19 @@ def run(
         from biarena.generate.validation import accepted_only as only_accepted
 
         benchmark = only_accepted(benchmark)
-    chosen = build_system(
-        name,
-        model=model,
-        no_cache=no_cache,
-        concurrency=concurrency,
-        prices=prices,
-        structured=structured,
-        options=options,
-    )
+    check_level(structured)
+    # the old flags are spellings of model options (-M, given after them, wins)
+    aliases = {"--structured": f"structured={structured}" if structured is not None else None}
+    aliases["--prices"] = f"prices={prices}" if prices is not None else None
+    aliases["--no-cache"] = "cache=false" if no_cache else None
+    pairs = [pair for pair in aliases.values() if pair is not None] + list(model_option or [])
+    chosen_model = None
+    if name in MODEL_AGENTS:
+        chosen_model = model_options(model or DEFAULT_MODEL, pairs, models_file)
+    elif model is not None or pairs:
+        given = ["--model"] if model is not None else [flag for flag, pair in aliases.items() if pair] or ["-M"]
+        raise UsageError(f"agent '{name}' does not use a model ({given[0]})")
+    chosen = build_system(name, concurrency=concurrency, options=options, model_options=chosen_model)
     questions = select_questions(benchmark, limit, per_category)
     overrides = db_overrides(db_url, benchmark)
     limits = sandbox_limits(sandbox, timeout)
@@ -188,11 +217,15 @@ def run(
         )
     except KeyboardInterrupt:
         _say(f"interrupted: the answers recorded so far are kept; run the same command again to resume {out}")
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         pool.close()
+    if summary.stopped_by_outage:
+        raise typer.Exit(EXIT_SERVER_DOWN)
     if summary.counts.ran == 0:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_NONE_RAN)
+    if summary.counts.no_answer and isinstance(getattr(chosen, "model", None), Model):
+        raise typer.Exit(EXIT_UNANSWERED)
 
 
 command = legacy_command(run, "run", legacy_flags(RUN_FLAGS, RUN_SWITCHES))
@@ -257,6 +290,7 @@ def execute_run(
                 markup=False,
             ),
             TimeRemainingColumn(),
+            TextColumn("{task.fields[waiting]}", markup=False, style="yellow"),
             console=err,
             disable=not err.is_terminal,
         ) as bar:
@@ -269,12 +303,14 @@ def execute_run(
                 no_answer=0,
                 calls=0,
                 tokens=0,
+                waiting="",
             )
 
             def progress(p: RunProgress) -> None:
                 tokens = p.usage.prompt_tokens + p.usage.completion_tokens
                 bar.update(
                     task,
+                    waiting="",
                     completed=p.done,
                     ran=p.counts.ran,
                     sql_failed=p.counts.sql_failed,
@@ -289,19 +325,48 @@ def execute_run(
                     calls = f" ({p.usage.calls} calls so far)" if p.usage.calls or p.usage.cache_hits else ""
                     _say(f"  [{p.done}/{p.total}] {p.answer.question_id}: {said}{calls}")
 
-            summary = run_benchmark(
-                benchmark,
-                chosen,
-                store,
-                pool,
-                questions,
-                concurrency=concurrency,
-                max_calls=max_calls,
-                retry_errors=retry_errors,
-                on_progress=progress,
-            )
+            def notice(n: Notice) -> None:
+                if n.kind == "wait" and err.is_terminal:
+                    bar.update(task, waiting=f"waiting {n.seconds:.0f} s: {_clip(n.text, 80)}")
+                else:
+                    _say(f"  waiting {n.seconds:.0f} s: {n.text}" if n.kind == "wait" else n.text)
+
+            model = getattr(chosen, "model", None)
+            with listening(notice):
+                summary = run_benchmark(
+                    benchmark,
+                    chosen,
+                    store,
+                    pool,
+                    questions,
+                    concurrency=concurrency,
+                    max_calls=max_calls,
+                    retry_errors=retry_errors,
+                    on_progress=progress,
+                    outage=(lambda: model.health.down) if isinstance(model, Model) else None,
+                )
+    if summary.stopped_by_outage and isinstance(model, Model):
+        _say_outage(model, summary)
+        return summary
     _print_summary(summary, out, hint_retry=not retry_errors and chosen.name not in _REPLAYS)
     return summary
+
+
+def resume_command() -> str:
+    """The command line that resumes this run after an outage: the same one, asking again what failed."""
+    args = sys.argv[1:]
+    return shlex.join(["biarena", *args, *([] if "--retry-errors" in args else ["--retry-errors"])])
+
+
+def _say_outage(model: Model, summary: RunSummary) -> None:
+    """The one line a run stopped by its model's server says."""
+    health = model.health
+    answered = summary.counts.ran + summary.counts.sql_failed
+    _say(
+        f"stopped: {model.spec} does not answer ({health.in_a_row} questions in a row got no reply: "
+        f"{_clip(health.last_error, 120)}); {answered} of {summary.total} questions answered; "
+        f"resume when it is back: {resume_command()}"
+    )
 
 
 def _print_summary(summary: RunSummary, out: Path, hint_retry: bool) -> None:

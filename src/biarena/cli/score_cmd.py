@@ -1,5 +1,7 @@
 """`biarena score RUN`: apply scorers (the deterministic metrics unless others are named) to every answer of a run."""
 
+import shlex
+import sys
 from pathlib import Path
 
 import typer
@@ -7,6 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
+from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE, judge_model_options
 from biarena.cli.options import (
     ALLOW_SUPERUSER,
     DB_URL,
@@ -19,7 +22,8 @@ from biarena.cli.options import (
 from biarena.cli.scorer_options import scorer_options
 from biarena.db import DatabasePool
 from biarena.errors import FormatError, UsageError
-from biarena.llm import DEFAULT_MODEL, get_model
+from biarena.llm import DEFAULT_MODEL, Model, get_model
+from biarena.llm.notices import Notice, listening
 from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner import RunStore, benchmark_fingerprint
@@ -77,8 +81,11 @@ def score(
     judge_model: str | None = typer.Option(
         None,
         "--judge-model",
-        help="The judges' model, independent of the agent's: local (default), openai:MODEL or openai:MODEL@URL.",
+        help="The judges' model, independent of the agent's: local (default), openai:MODEL or openai:MODEL@URL, "
+        "or a model named in --models.",
     ),
+    judge_model_option: list[str] | None = JUDGE_MODEL_PAIRS,
+    models_file: Path | None = MODELS_FILE,
     rubric: list[Path] | None = typer.Option(
         None, "--rubric", metavar="FILE", help="A rubric YAML replacing the built-in one of its kind (repeatable)."
     ),
@@ -103,6 +110,9 @@ def score(
 
     A judgement is stored with every model request and reply (`biarena show RUN --trace ID`); scoring again makes
     no model call for results already stored with the same scorer, rubric and model.
+
+    When max_outage judgements in a row (--judge-M max_outage=N, default 3) get no reply from the judge's server,
+    scoring stops (exit code 4) and prints the command that scores the rest.
     """
     # each name with the word an unknown one is called by (the option that named it)
     named = [(n, "scorer") for n in scorers or []]
@@ -110,10 +120,16 @@ def score(
     asked = dict([*(named or [(n, "scorer") for n in default_scorers()]), *((n, "judge") for n in judges or [])])
     names = list(asked)
     chosen = scorer_options(names, option, options_file)
-    made = [
-        get_scorer(name, noun, **({"options": chosen[name]} if name in chosen else {})) for name, noun in asked.items()
-    ]
-    _check_judge_options(made, judge_model, rubric, max_calls)
+    made = [get_scorer(name, noun, **_given(chosen, name)) for name, noun in asked.items()]
+    _check_judge_options(made, judge_model, rubric, max_calls, judge_model_option)
+    model_options = judge_model_options(judge_model, judge_model_option, models_file, DEFAULT_MODEL)
+    built: list[Model] = []
+
+    def make_model() -> Model:
+        model = get_model(model_options.spec(), options=model_options, concurrency=concurrency)
+        built.append(model)
+        return model
+
     with RunStore(run_path, lock=True) as store:
         spec = store.spec()
         if spec is None:
@@ -135,15 +151,28 @@ def score(
             setups = setup_scorers(
                 list(made),
                 context,
-                model=lambda: get_model(judge_model or DEFAULT_MODEL, concurrency=concurrency),
+                model=make_model,
                 rubric_files=rubric,
                 temperature=judge_temperature,
             )
-            model = next((s.model_spec for s in setups if s.model_spec), None)
-            _say(f"scoring {run_path} with {', '.join(names)}" + (f" (judge model {model})" if model else ""))
-            summary = _score(store, setups, concurrency, max_calls, rescore)
+            shown = next((s.model_spec for s in setups if s.model_spec), None)
+            _say(f"scoring {run_path} with {', '.join(names)}" + (f" (judge model {shown})" if shown else ""))
+            try:
+                summary = _score(store, setups, concurrency, max_calls, rescore, built[0] if built else None)
+            except _ServerDown as down:
+                stopped: Model | None = down.model
+            else:
+                stopped = None
         finally:
             pool.close()
+    if stopped is not None:
+        health = stopped.health
+        _say(
+            f"stopped: {stopped.spec} does not answer ({health.in_a_row} judgements in a row got no reply: "
+            f"{health.last_error[:120]}); {health.answered} model calls answered; "
+            f"score the rest when it is back: {_resume_command()}"
+        )
+        raise typer.Exit(4)
     _say(_done_line(summary, any(s.scorer.needs_model for s in setups)) + f"; next: biarena show {run_path}")
     if summary.stopped_by_budget:
         _say(f"stopped at the --max-calls budget with {summary.pending} judgements left; run the same command again")
@@ -156,11 +185,28 @@ def _given(chosen: dict, name: str) -> dict:
     return {"options": chosen[name]} if name in chosen else {}
 
 
-def _check_judge_options(made: list, judge_model: str | None, rubric: list[Path] | None, max_calls: int | None) -> None:
+class _ServerDown(Exception):
+    """Scoring stops: the judge's server does not answer."""
+
+    def __init__(self, model: Model) -> None:
+        super().__init__(model.spec)
+        self.model = model
+
+
+def _resume_command() -> str:
+    """The command that scores what is left after an outage (judgements failed on it are made again)."""
+    args = sys.argv[1:]
+    return shlex.join(["biarena", *args, *([] if "--rescore" in args else ["--rescore"])])
+
+
+def _check_judge_options(
+    made: list, judge_model: str | None, rubric: list[Path] | None, max_calls: int | None, pairs: list[str] | None
+) -> None:
     """Refuse the judges' options when no judge (nor any scorer that calls a model) is asked for."""
     if any(s.needs_model or is_judge(s.name) for s in made):
         return
-    for option, value in (("--judge-model", judge_model), ("--rubric", rubric), ("--max-calls", max_calls)):
+    given = (("--judge-model", judge_model), ("--judge-M", pairs), ("--rubric", rubric), ("--max-calls", max_calls))
+    for option, value in given:
         if value:
             raise UsageError(f"{option} applies to judges: name one with --judge NAME")
 
@@ -186,9 +232,15 @@ def _say(text: str) -> None:
 
 
 def _score(
-    store: RunStore, setups: list[ScorerSetup], concurrency: int, max_calls: int | None, rescore: bool
+    store: RunStore,
+    setups: list[ScorerSetup],
+    concurrency: int,
+    max_calls: int | None,
+    rescore: bool,
+    model: Model | None = None,
 ) -> ScoreSummary:
-    """Run the scorers with a progress bar on a terminal; otherwise one line per judgement."""
+    """Run the scorers with a progress bar on a terminal; otherwise one line per judgement. Raises _ServerDown
+    when the judges' model's server stops answering."""
     judges = {s.scorer.name for s in setups if is_judge(s.scorer.name) or s.scorer.needs_model}
     with Progress(
         TextColumn("{task.description}", markup=False, style="bold"),
@@ -198,20 +250,32 @@ def _score(
             "failed {task.fields[failed]} · calls {task.fields[calls]} · tokens {task.fields[tokens]}", markup=False
         ),
         TimeRemainingColumn(),
+        TextColumn("{task.fields[waiting]}", markup=False, style="yellow"),
         console=err,
         disable=not err.is_terminal,
     ) as bar:
-        task = bar.add_task("scoring", total=None, failed=0, calls=0, tokens=0)
+        task = bar.add_task("scoring", total=None, failed=0, calls=0, tokens=0, waiting="")
 
         def progress(p: ScoreProgress) -> None:
             tokens = p.usage.prompt_tokens + p.usage.completion_tokens
-            bar.update(task, total=p.total, completed=p.done, failed=p.failed, calls=p.usage.calls, tokens=tokens)
+            bar.update(
+                task, total=p.total, completed=p.done, failed=p.failed, calls=p.usage.calls, tokens=tokens, waiting=""
+            )
             if not err.is_terminal and p.scorer in judges:
                 _say(f"  [{p.done}/{p.total}] {p.question_id} {p.scorer}: {_verdict(p)}")
+            if model is not None and model.health.down:
+                raise _ServerDown(model)
 
-        return score_run(
-            store, setups, concurrency=concurrency, max_calls=max_calls, rescore=rescore, on_progress=progress
-        )
+        def notice(n: Notice) -> None:
+            if n.kind == "wait" and err.is_terminal:
+                bar.update(task, waiting=f"waiting {n.seconds:.0f} s: {n.text[:80]}")
+            else:
+                _say(f"  waiting {n.seconds:.0f} s: {n.text}" if n.kind == "wait" else n.text)
+
+        with listening(notice):
+            return score_run(
+                store, setups, concurrency=concurrency, max_calls=max_calls, rescore=rescore, on_progress=progress
+            )
 
 
 def _verdict(p: ScoreProgress) -> str:

@@ -7,6 +7,8 @@ from biarena.errors import NotFoundError, UsageError
 from biarena.llm.cache import ResponseCache
 from biarena.llm.mock_provider import MockProvider
 from biarena.llm.model import Model, Provider, extract_json
+from biarena.llm.model_options import ModelOptions, resolve_model, split_spec
+from biarena.llm.prices import load_prices, prices_for
 from biarena.llm.structured import STRUCTURED_LEVELS, check_level
 from biarena.llm.types import (
     ChatRequest,
@@ -16,28 +18,35 @@ from biarena.llm.types import (
     ModelError,
     RetryableError,
     StructuredOutputError,
+    UnreachableError,
 )
 
 DEFAULT_MODEL = "local"
 
 
-def _local(rest: str, **options: Any) -> Provider:
+def _local(options: ModelOptions, cache_dir: Path, **_: Any) -> Provider:
     from biarena.llm.local_provider import LocalProvider
 
-    return LocalProvider(Path(rest) if rest else None, cache=options.get("cache_dir"))
+    return LocalProvider(Path(options.name) if options.name else None, cache=cache_dir)
 
 
-def _openai(rest: str, **options: Any) -> Provider:
+def _openai(options: ModelOptions, cache_dir: Path, **_: Any) -> Provider:
     from biarena.llm.openai_provider import OpenAIProvider
 
-    if not rest:
+    if not options.name:
         raise UsageError("name the model: openai:MODEL or openai:MODEL@BASE_URL")
-    model, _, base_url = rest.partition("@")
-    return OpenAIProvider(model, base_url or None, timeout=options.get("timeout", 120.0))
+    return OpenAIProvider(
+        options.name,
+        options.base_url,
+        timeout=options.timeout,
+        api_key_env=options.api_key_env,
+        extra_headers=options.extra_headers,
+        extra_body=options.extra_body,
+    )
 
 
-def _mock(rest: str, **options: Any) -> Provider:
-    return MockProvider(options.get("replies"), model=rest or "scripted")
+def _mock(options: ModelOptions, cache_dir: Path, **extra: Any) -> Provider:
+    return MockProvider(extra.get("replies"), model=options.name or "scripted")
 
 
 PROVIDERS = {"local": _local, "openai": _openai, "mock": _mock}
@@ -50,36 +59,50 @@ def get_model(
     cache_dir: Path | None = None,
     use_cache: bool = True,
     concurrency: int = 4,
-    retries: int = 4,
+    retries: int | None = None,
     backoff: float = 1.0,
     prices: dict[str, float] | None = None,
     structured: str | None = None,
-    **options: Any,
+    options: ModelOptions | None = None,
+    **extra: Any,
 ) -> Model:
-    """Make a Model from a model string; the response cache lives in `cache_dir` (biarena's cache by default).
+    """Make a Model from a model string, or from `options` (a model as data: `resolve_model`), whose settings win
+    over the keywords; the response cache lives in `cache_dir` (biarena's cache by default).
 
     `structured` forces one way of asking for JSON (`json_schema`, `json_object`, `prompt`); by default each
     endpoint starts at `json_schema` and steps down when its server rejects that.
     """
     check_level(structured)
-    prefix, _, rest = spec.partition(":")
-    if prefix not in PROVIDERS:
-        raise NotFoundError(f"unknown model provider '{prefix}' in '{spec}' (known: {', '.join(PROVIDERS)})")
+    if options is None:
+        prefix = spec.partition(":")[0]
+        if prefix not in PROVIDERS:
+            raise NotFoundError(f"unknown model provider '{prefix}' in '{spec}' (known: {', '.join(PROVIDERS)})")
+        settings: dict[str, Any] = {**split_spec(spec), "structured": structured, "cache": use_cache}
+        if retries is not None:
+            settings["retries"] = retries
+        if "timeout" in extra:
+            settings["timeout"] = extra.pop("timeout")
+        options = ModelOptions.model_validate(settings)
     if cache_dir is None:
         from biarena.benchmarks import cache_dir as default_cache
 
         cache_dir = default_cache()
-    provider = PROVIDERS[prefix](rest, cache_dir=cache_dir, **options)
-    cache = ResponseCache(cache_dir / "llm-cache.sqlite") if use_cache else None
-    return Model(
+    provider = PROVIDERS[options.provider or "local"](options, cache_dir, **extra)
+    cache = ResponseCache(cache_dir / "llm-cache.sqlite") if options.cache and use_cache else None
+    model = Model(
         provider,
         cache=cache,
-        retries=retries,
+        retries=options.retries,
         backoff=backoff,
-        concurrency=concurrency,
+        concurrency=options.connections or concurrency,
         prices=prices,
-        structured=structured,
+        structured=options.structured or structured,
+        options=options,
     )
+    if options.prices is not None and prices is None:
+        table = load_prices(options.prices)
+        model.prices = prices_for(table, spec, model.spec, source=str(options.prices))
+    return model
 
 
 __all__ = [
@@ -93,8 +116,11 @@ __all__ = [
     "MockProvider",
     "Model",
     "ModelError",
+    "ModelOptions",
     "RetryableError",
     "StructuredOutputError",
+    "UnreachableError",
     "extract_json",
     "get_model",
+    "resolve_model",
 ]

@@ -1,4 +1,5 @@
-"""ResponseCache: completions on disk, keyed on provider, model, messages and parameters."""
+"""ResponseCache: completions on disk, keyed on provider, model, server, what the server says the model is,
+messages and parameters."""
 
 import hashlib
 import json
@@ -6,15 +7,28 @@ import sqlite3
 import threading
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from biarena.llm.types import ChatRequest, Completion
 
 
-def cache_key(provider: str, model: str, request: ChatRequest) -> str:
-    """A stable hash of everything that determines a reply (not the structured-output level it is sent at)."""
+def cache_key(
+    provider: str,
+    model: str,
+    request: ChatRequest,
+    endpoint: str | None = None,
+    identity: dict[str, Any] | None = None,
+) -> str:
+    """A stable hash of everything that determines a reply (not the structured-output level it is sent at): the
+    server (`endpoint`, its base URL) and what it says the model is (`identity`) when they are known."""
     fields = asdict(request)
     fields.pop("structured", None)
-    payload = json.dumps([provider, model, fields], sort_keys=True, ensure_ascii=False)
+    if fields.get("top_p") is None:  # keys made before top_p existed stay the same
+        fields.pop("top_p", None)
+    parts: list[Any] = [provider, model, fields]
+    if endpoint is not None or identity is not None:
+        parts += [endpoint, identity]
+    payload = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -27,6 +41,19 @@ class ResponseCache:
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("CREATE TABLE IF NOT EXISTS completions (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS identities (model TEXT PRIMARY KEY, identity TEXT NOT NULL)")
+
+    def identity(self, model: str) -> dict[str, Any] | None:
+        """What the server of `model` (a model string) last said the model is, as remembered here."""
+        with self._lock:
+            row = self._conn.execute("SELECT identity FROM identities WHERE model = ?", (model,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def remember_identity(self, model: str, identity: dict[str, Any]) -> None:
+        """Remember what the server of `model` says the model is."""
+        body = json.dumps(identity, sort_keys=True, ensure_ascii=False)
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO identities VALUES (?, ?)", (model, body))
 
     def get(self, key: str) -> Completion | None:
         """The cached completion for `key`, marked as cached."""

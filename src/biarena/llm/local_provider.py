@@ -96,7 +96,15 @@ class LocalProvider:
             self.model = path.name
             self.path = path
         self.context = context
+        self._cache = cache
         self._lock = threading.Lock()  # one llama.cpp context: one generation at a time
+
+    def identity(self) -> dict[str, Any]:
+        """What the model is: its file's SHA-256 (two files of the same name are two models)."""
+        from biarena.llm.gguf_hash import gguf_sha256
+        from biarena.llm.weights import model_home
+
+        return {"sha256": gguf_sha256(self.path, model_home(self._cache))}
 
     @property
     def llama(self) -> Any:

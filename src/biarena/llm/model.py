@@ -1,12 +1,14 @@
 """Model: the one path every LLM call takes (cache, retries, concurrency limit, JSON checking, usage)."""
 
 import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
-
 from biarena.llm.cache import ResponseCache, cache_key
+from biarena.llm.health import EndpointHealth
+from biarena.llm.model_options import ModelOptions
+from biarena.llm.notices import Notice, notify
 from biarena.llm.structured import LEVELS, at_level, check_level, json_values, parse_reply, repair_request
 from biarena.llm.types import (
     ChatRequest,
@@ -16,6 +18,7 @@ from biarena.llm.types import (
     ModelError,
     RetryableError,
     StructuredOutputError,
+    UnreachableError,
 )
 from biarena.records import Usage
 
@@ -24,7 +27,9 @@ class Provider(Protocol):
     """A backend that completes chats: local llama.cpp, an OpenAI-compatible server, or a script.
 
     A provider may name its `endpoint` (the server and model it talks to), under which the structured-output level
-    the server accepts is remembered; without one, `name:model` is used.
+    the server accepts is remembered; without one, `name:model` is used. It may also have a `base_url` (its server),
+    `identity()` (what the model is: the server's word for it, or the weights' hash) and `answers()` (whether its
+    server answers at all, asked after a call got no reply).
     """
 
     name: str
@@ -40,9 +45,9 @@ _SEMAPHORES: dict[str, threading.BoundedSemaphore] = {}
 _SEMAPHORES_LOCK = threading.Lock()
 
 
-def _semaphore(provider: str, limit: int) -> threading.BoundedSemaphore:
+def _semaphore(endpoint: str, limit: int) -> threading.BoundedSemaphore:
     with _SEMAPHORES_LOCK:
-        key = f"{provider}:{limit}"
+        key = f"{endpoint}:{limit}"
         if key not in _SEMAPHORES:
             _SEMAPHORES[key] = threading.BoundedSemaphore(limit)
         return _SEMAPHORES[key]
@@ -102,6 +107,7 @@ class Model:
         concurrency: int = 4,
         prices: dict[str, float] | None = None,
         structured: str | None = None,
+        options: ModelOptions | None = None,
     ) -> None:
         self.provider = provider
         self.structured = check_level(structured)
@@ -111,12 +117,58 @@ class Model:
         self.backoff = backoff
         self.concurrency = concurrency
         self.prices = prices or {}
+        self.options = options or ModelOptions()
+        """Sampling every call uses, and how long to wait and when to give up on the server."""
         self.usage = UsageMeter()
+        self.health = EndpointHealth(self.options.max_outage)
+        self._identity: tuple[dict[str, Any] | None] | None = None
+        self._identity_lock = threading.Lock()
 
     @property
     def spec(self) -> str:
-        """The model string this model was made from."""
-        return f"{self.provider.name}:{self.provider.model}"
+        """The model string this model was made from (with its server's URL when one was named)."""
+        base_url = getattr(self.provider, "base_url", None)
+        return f"{self.provider.name}:{self.provider.model}" + (f"@{base_url}" if base_url else "")
+
+    @property
+    def identity(self) -> dict[str, Any] | None:
+        """What the model is, asked once: the server's /v1/models entry, or the GGUF's SHA-256; None when unknown.
+
+        A server that does not answer is taken to serve what it served last time (as the cache remembers); a model
+        that changed under the same name is told in a one-line note, and its replies are no longer read from the
+        cache (the identity is part of the cache key)."""
+        with self._identity_lock:
+            if self._identity is None:
+                self._identity = (self._ask_identity(),)
+            return self._identity[0]
+
+    def _ask_identity(self) -> dict[str, Any] | None:
+        ask = getattr(self.provider, "identity", None)
+        if ask is None:
+            return None
+        remembered = self.cache.identity(self.spec) if self.cache is not None else None
+        try:
+            found = ask()
+        except UnreachableError as error:
+            self.health.suspect(" ".join(str(error).split())[:200])
+            return remembered
+        if found is not None and self.cache is not None:
+            if remembered is not None and remembered != found:
+                notify(
+                    Notice(
+                        "note",
+                        f"note: {self.spec} is not the model it was ({_short(remembered)}; now {_short(found)}): "
+                        "replies cached for it before are not used",
+                    )
+                )
+            if remembered != found:
+                self.cache.remember_identity(self.spec, found)
+        return found
+
+    def record(self) -> dict[str, Any]:
+        """The model as a run records it: its string and, when known, what it is."""
+        identity = self.identity
+        return {"model": self.spec, **({"model_identity": identity} if identity is not None else {})}
 
     def cost(self, completion: Completion) -> float:
         """What a completion costs at this model's prices (per million tokens); 0 without prices."""
@@ -124,18 +176,56 @@ class Model:
         output = self.prices.get("completion", 0.0) * completion.completion_tokens
         return (prompt + output) / 1_000_000
 
+    def _server_answers(self) -> bool:
+        answers = getattr(self.provider, "answers", None)
+        return True if answers is None else bool(answers())
+
     def _call(self, request: ChatRequest) -> Completion:
-        retrying = Retrying(
-            stop=stop_after_attempt(self.retries + 1),
-            wait=wait_exponential(multiplier=self.backoff, max=30 * self.backoff),
-            retry=retry_if_exception_type(RetryableError),
-            reraise=True,
-        )
-        with _semaphore(self.provider.name, self.concurrency):
-            for attempt in retrying:
-                with attempt:
-                    return self.provider.complete(request)
-        raise ModelError("unreachable")  # pragma: no cover
+        """One call with retries: backoff, or the wait the server asks for; a server that does not answer is given
+        up on at once when it did not answer the last call either, or when a call timed out and it does not even
+        list its models."""
+        health = self.health
+        with _semaphore(self.endpoint, self.concurrency):
+            if health.down:
+                raise UnreachableError(
+                    f"given up on the server after {health.limit} calls in a row got no reply ({health.last_error})",
+                    again=True,
+                )
+            if health.failing and not self._server_answers():
+                still = " still" if health.in_a_row else ""
+                raise UnreachableError(f"the server{still} does not answer ({health.last_error})", again=True)
+            attempt = 0
+            while True:
+                try:
+                    completion = self.provider.complete(request)
+                except UnreachableError as error:
+                    if attempt >= self.retries or (error.timed_out and not self._server_answers()):
+                        raise
+                    wait, why = self._backoff(attempt), str(error)
+                except RetryableError as error:
+                    health.replied(answered=False)
+                    if attempt >= self.retries:
+                        raise
+                    asked = error.retry_after
+                    wait = min(asked, self.options.max_wait) if asked is not None else self._backoff(attempt)
+                    why = f"{error} (Retry-After {asked:g} s)" if asked is not None else str(error)
+                except ModelError:
+                    health.replied(answered=False)
+                    raise
+                else:
+                    health.replied()
+                    return completion
+                attempt += 1
+                self._wait(wait, why, attempt)
+
+    def _backoff(self, attempt: int) -> float:
+        return min(self.backoff * 2**attempt, 30 * self.backoff)
+
+    def _wait(self, seconds: float, why: str, attempt: int) -> None:
+        if seconds >= 1:
+            text = f"{self.spec}: {' '.join(why.split())[:120]}; attempt {attempt + 1} in {seconds:.0f} s"
+            notify(Notice("wait", text, seconds))
+        time.sleep(seconds)
 
     @property
     def endpoint(self) -> str:
@@ -146,11 +236,17 @@ class Model:
         """Complete a request through the cache, retries and the concurrency limit."""
         # The key leaves out the structured level: a reply is validated against the schema whichever level produced
         # it, so a re-run never asks again just because this process has not yet learnt what the server accepts.
-        key = cache_key(self.provider.name, self.provider.model, request)
-        completion = self.cache.get(key) if (self.cache and use_cache) else None
+        completion = None
+        key = ""
+        if self.cache is not None:
+            identity = self.identity
+            key = cache_key(
+                self.provider.name, self.provider.model, request, getattr(self.provider, "base_url", None), identity
+            )
+            completion = self.cache.get(key) if use_cache else None
         if completion is None:
             completion = self._structured_call(request) if request.schema is not None else self._retrying(request)
-            if self.cache is not None:
+            if self.cache is not None and key:
                 self.cache.put(key, completion)
         self.usage.add(completion, self.cost(completion))
         return completion
@@ -158,6 +254,10 @@ class Model:
     def _retrying(self, request: ChatRequest) -> Completion:
         try:
             return self._call(request)
+        except UnreachableError as error:
+            self.health.gave_up(None if error.again else " ".join(str(error).split())[:200])
+            message = f"{self.spec}: {error}" if error.again else f"{self.spec}: the server does not answer: {error}"
+            raise UnreachableError(message, timed_out=error.timed_out) from None
         except RetryableError as error:
             raise ModelError(f"{self.spec}: gave up after {self.retries + 1} attempts: {error}") from None
 
@@ -200,9 +300,16 @@ class Model:
         A reply that is still invalid raises StructuredOutputError carrying the raw replies. `seed` tells samples at
         a temperature apart (and keeps each one reproducible and cached).
         """
+        chosen = self.options
+        if chosen.temperature is not None:
+            temperature = chosen.temperature
+        if chosen.max_tokens is not None:
+            max_tokens = min(max_tokens, chosen.max_tokens)
         request = ChatRequest.make(
             messages, temperature=temperature, max_tokens=max_tokens, schema=schema, stop=stop, seed=seed
         )
+        if chosen.top_p is not None:
+            request = replace(request, top_p=chosen.top_p)
         completion = self.complete(request)
         if schema is None:
             return completion
@@ -231,3 +338,9 @@ class Model:
             replies=tuple(replies),
             completions=(*earlier, completion),
         )
+
+
+def _short(identity: dict[str, Any]) -> str:
+    """An identity in a few words for a note."""
+    text = ", ".join(f"{key} {value}" for key, value in sorted(identity.items()) if key != "id") or str(identity)
+    return text if len(text) <= 100 else text[:99] + "…"

@@ -2,12 +2,29 @@
 
 import os
 import re
+import time
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from biarena.errors import UsageError
-from biarena.llm.types import ChatRequest, Completion, InvalidRequestError, ModelError, RetryableError
+from biarena.llm.types import (
+    ChatRequest,
+    Completion,
+    InvalidRequestError,
+    ModelError,
+    RetryableError,
+    UnreachableError,
+)
 
 OPENAI_URL = "https://api.openai.com/v1"
+KEY_VARIABLES = ("OPENAI_API_KEY", "BIARENA_API_KEY")
+"""Where the key is read from when a model names no `api_key_env`."""
+PROBE_SECONDS = 10.0
+"""The longest wait for a sign of life from a server (its model list) after a call timed out."""
+
+# Fields of a /v1/models entry that change from one request to the next (vLLM and llama.cpp's server stamp
+# `created` with the time of the request; permissions carry fresh ids): not part of what the model is.
+_VOLATILE = ("object", "permission", "permissions")
 
 # Statuses worth asking again after a pause (as the openai SDK's own retry rule has it).
 _RETRY_STATUSES = {408, 409, 429}
@@ -25,15 +42,40 @@ _VALIDATION = re.compile(
 _FORMAT = re.compile(r"response_format|json_schema|json_object|schema|structured|guided|grammar", re.IGNORECASE)
 
 
-def status_error(status: int, message: str, *, sent_response_format: bool) -> ModelError:
-    """The error for a server's non-2xx reply: retried with backoff, or refused at once when the request is invalid."""
+def retry_after(headers: Any, now: float | None = None) -> float | None:
+    """The seconds a reply's `Retry-After` (seconds or an HTTP date) or `retry-after-ms` header asks to wait."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    try:
+        if millis is not None:
+            return max(0.0, float(millis) / 1000)
+    except ValueError:
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def status_error(status: int, message: str, *, sent_response_format: bool, wait: float | None = None) -> ModelError:
+    """The error for a server's non-2xx reply: retried with backoff (or after the wait the server asked for), or
+    refused at once when the request is invalid."""
     text = f"HTTP {status}: {message}"
     invalid = 400 <= status < 500 and status not in _RETRY_STATUSES
     invalid = invalid or (status >= 500 and bool(_VALIDATION.search(message)))
     if invalid:
         return InvalidRequestError(text, about_response_format=sent_response_format and bool(_FORMAT.search(message)))
     if status >= 500 or status in _RETRY_STATUSES:
-        return RetryableError(text)
+        return RetryableError(text, retry_after=wait if status in (429, 503) else None)
     return ModelError(text)
 
 
@@ -47,26 +89,67 @@ def response_format(level: str | None, schema: dict[str, Any]) -> dict[str, Any]
 
 
 class OpenAIProvider:
-    """Chat completions through the `openai` SDK; `base_url` points it at any compatible server."""
+    """Chat completions through the `openai` SDK; `base_url` points it at any compatible server.
+
+    The key is read from its environment variable at each call, so it is held by no object that is written anywhere.
+    """
 
     name = "openai"
 
-    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = 120.0,
+        *,
+        api_key_env: str | None = None,
+        extra_headers: dict[str, str] | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
         try:
             import openai
         except ImportError:
             raise UsageError("the openai provider needs: pip install 'biarena[openai]'") from None
         self.model = model
+        self.base_url = base_url.rstrip("/") if base_url else None
+        """The server named in the model string (None: OpenAI's)."""
         self.endpoint = f"{(base_url or OPENAI_URL).rstrip('/')} {model}"
         """The server and model: what a server accepts for structured output is remembered per endpoint."""
-        key = os.environ.get("OPENAI_API_KEY") or os.environ.get("BIARENA_API_KEY")
-        if not key:
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self.extra_headers = dict(extra_headers or {})
+        self.extra_body = dict(extra_body or {})
+        if self._key() is None:
+            if api_key_env:
+                raise UsageError(f"model openai:{model}: the variable {api_key_env} (api_key_env) is not set")
             if base_url is None:
-                raise UsageError("the openai provider needs an API key: set OPENAI_API_KEY")
-            key = "not-needed"  # local OpenAI-compatible servers usually take any key
+                raise UsageError("the openai provider needs an API key: set OPENAI_API_KEY (or -M api_key_env=NAME)")
         self._openai = openai
-        # retries are ours (tenacity, counted and logged the same way for every provider)
-        self._client = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
+        # retries are ours (counted and logged the same way for every provider); the key is sent with each call
+        self._client = openai.OpenAI(api_key="not-needed", base_url=base_url, max_retries=0, timeout=timeout)
+
+    def _key(self) -> str | None:
+        """The API key, read now from its variable (local OpenAI-compatible servers usually need none)."""
+        names = (self.api_key_env,) if self.api_key_env else KEY_VARIABLES
+        return next((os.environ[name] for name in names if os.environ.get(name)), None)
+
+    def _headers(self) -> dict[str, str]:
+        key = self._key()
+        if key is None and self.api_key_env:
+            raise ModelError(f"openai:{self.model}: the environment variable {self.api_key_env} is not set")
+        return {**self.extra_headers, **({"Authorization": f"Bearer {key}"} if key else {})}
+
+    def _hidden(self, text: str) -> str:
+        """`text` without the key in it (a server may quote the key it was sent in its error message)."""
+        key = self._key()
+        return text.replace(key, "***") if key and len(key) >= 4 else text
+
+    def _unreachable(self, error: Exception, waited: float, hint: bool = True) -> UnreachableError:
+        """The error for a call the server did not answer: refused, cut, or no reply within `waited` seconds."""
+        timed_out = isinstance(error, self._openai.APITimeoutError)
+        longer = " (-M timeout=SECONDS waits longer)" if hint else ""
+        said = f"no reply within {waited:g} s{longer}" if timed_out else _cause(error)
+        return UnreachableError(self._hidden(f"{type(error).__name__}: {said}"), timed_out=timed_out)
 
     def complete(self, request: ChatRequest) -> Completion:
         """Send one chat completion request."""
@@ -79,18 +162,26 @@ class OpenAIProvider:
         }
         if request.seed is not None:
             kwargs["seed"] = request.seed
+        if request.top_p is not None:
+            kwargs["top_p"] = request.top_p
         if request.stop:
             kwargs["stop"] = list(request.stop)
         schema = request.schema_dict()
         fmt = response_format(request.structured, schema) if schema is not None else None
         if fmt is not None:
             kwargs["response_format"] = fmt
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
         try:
-            response = self._client.chat.completions.create(**kwargs)
+            response = self._client.chat.completions.create(**kwargs, extra_headers=self._headers())
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
-            raise RetryableError(f"{type(error).__name__}: {error}") from None
+            raise self._unreachable(error, self.timeout) from None
         except openai.APIStatusError as error:
-            raise status_error(error.status_code, _message(error), sent_response_format=fmt is not None) from None
+            wait = retry_after(getattr(error.response, "headers", None))
+            message = self._hidden(_message(error))
+            raise status_error(error.status_code, message, sent_response_format=fmt is not None, wait=wait) from None
+        except ValueError as error:  # a reply cut short or not JSON: the server answered, but not with a completion
+            raise RetryableError(f"the reply is not a chat completion: {' '.join(str(error).split())[:200]}") from None
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice else ""
         usage = response.usage
@@ -100,6 +191,56 @@ class OpenAIProvider:
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             finish_reason=getattr(choice, "finish_reason", None),
         )
+
+    def answers(self) -> bool:
+        """Whether the server answers HTTP at all within a few seconds (any reply, even an error, counts)."""
+        openai = self._openai
+        try:
+            self._client.with_options(timeout=min(PROBE_SECONDS, self.timeout)).models.list(
+                extra_headers=self._headers()
+            )
+        except (openai.APITimeoutError, openai.APIConnectionError):
+            return False
+        except Exception:  # an error reply, or a reply that is no model list: the server is there
+            return True
+        return True
+
+    def identity(self) -> dict[str, Any] | None:
+        """What the server says the model is (its /v1/models entry), None when it lists no such model or has no
+        list; UnreachableError when it does not answer."""
+        openai = self._openai
+        try:
+            listing = self._client.with_options(timeout=min(PROBE_SECONDS, self.timeout)).models.list(
+                extra_headers=self._headers()
+            )
+            entries = [entry.model_dump() for entry in listing.data]
+        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+            raise self._unreachable(error, min(PROBE_SECONDS, self.timeout), hint=False) from None
+        except Exception:  # no model list here (404, not JSON): the server says nothing about the model
+            return None
+        entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == self.model), None)
+        if entry is None:
+            return None
+        return stable_entry(entry)
+
+
+def stable_entry(entry: dict[str, Any], now: float | None = None) -> dict[str, Any]:
+    """A /v1/models entry without what changes between two requests to the same server and model."""
+    kept = {key: value for key, value in entry.items() if key not in _VOLATILE and value is not None}
+    created = kept.get("created")
+    # a `created` within minutes of now is the time of the request (vLLM, llama.cpp), not of the model
+    if isinstance(created, int | float) and abs((time.time() if now is None else now) - created) < 300:
+        kept.pop("created")
+    return kept
+
+
+def _cause(error: Exception) -> str:
+    """An SDK connection error with what lay under it (refused, timed out, cut short)."""
+    cause = error.__cause__ or error.__context__
+    text = str(error)
+    if cause is not None and str(cause) and str(cause) not in text:
+        text += f" ({type(cause).__name__}: {' '.join(str(cause).split())[:200]})"
+    return text
 
 
 def _message(error: Any, limit: int = 600) -> str:

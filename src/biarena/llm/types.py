@@ -21,6 +21,8 @@ class ChatRequest:
     stop: tuple[str, ...] = ()
     structured: str | None = None
     """How the provider asks for the schema (`json_schema`, `json_object` or `prompt`); not part of the cache key."""
+    top_p: float | None = None
+    """Nucleus sampling, when the model's options set it (None sends none)."""
 
     @classmethod
     def make(
@@ -79,7 +81,22 @@ class ModelError(Exception):
 
 
 class RetryableError(ModelError):
-    """A failure worth retrying: rate limit, timeout, server error."""
+    """A failure worth retrying: rate limit, timeout, server error; `retry_after` is the wait the server asked for."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        """Seconds the server asked to wait before asking again (its Retry-After header), if it said."""
+
+
+class UnreachableError(RetryableError):
+    """The server did not answer: the connection failed or the reply did not come in time (`timed_out`)."""
+
+    def __init__(self, message: str, *, timed_out: bool = False, again: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+        self.again = again
+        """Not asked: the server had not answered the calls before this one either."""
 
 
 class InvalidRequestError(ModelError):

@@ -17,6 +17,8 @@ from biarena.runner.fingerprint import questions_sha256
 from biarena.runner.store import RunStore
 
 _USAGE_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+IDENTITY = "model_identity"
+"""The run option that records what the model is (its server's word for it, or its weights' hash)."""
 
 
 @dataclass
@@ -82,6 +84,8 @@ class RunSummary:
     usage: Usage
     retried: int = 0
     stopped_by_budget: bool = False
+    stopped_by_outage: bool = False
+    """The run stopped early because the model's server stopped answering."""
 
     @property
     def errors(self) -> int:
@@ -171,6 +175,13 @@ def open_run(
         store.start(started, questions)
         return RunOpening(started=True, restarted=restarted, spec=started)
     stored = {q.id: q for q in store.questions()}
+    original = existing
+    if IDENTITY not in existing.options and IDENTITY in spec.options:
+        # a run recorded before what the model is was recorded: adopt it rather than call the run a different one
+        existing = existing.model_copy(update={"options": {**existing.options, IDENTITY: spec.options[IDENTITY]}})
+    elif IDENTITY in existing.options and IDENTITY not in spec.options:
+        # what the model is cannot be told now (its server does not answer): not a reason to refuse the run
+        spec = spec.model_copy(update={"options": {**spec.options, IDENTITY: existing.options[IDENTITY]}})
     differences = existing.differences(spec) + _question_differences(stored, questions)
     if differences:
         shown = "; ".join(differences[:4]) + (f"; and {len(differences) - 4} more" if len(differences) > 4 else "")
@@ -196,7 +207,7 @@ def open_run(
             "fingerprint": fingerprint or existing.fingerprint,
         }
     )
-    if updated != existing:
+    if updated != original:
         store.update(updated, added)
     return RunOpening(started=False, added=len(added), spec=updated)
 
@@ -238,10 +249,12 @@ def run_benchmark(
     max_calls: int | None = None,
     retry_errors: bool = False,
     on_progress: Callable[[RunProgress], None] | None = None,
+    outage: Callable[[], bool] | None = None,
 ) -> RunSummary:
     """Answer each question not yet in `store` (and, with `retry_errors`, each recorded without an answer).
 
-    Failures are recorded, not fatal; stops at `max_calls` model calls.
+    Failures are recorded, not fatal; stops at `max_calls` model calls, and asks no more questions once `outage()`
+    says the model's server has stopped answering.
     """
     env = AgentEnv(benchmark=benchmark, databases=databases)
     selected = {q.id for q in questions}
@@ -257,6 +270,7 @@ def run_benchmark(
     done = {"done": already, "now": 0}
     lock = threading.Lock()
     stopped = False
+    down = False
 
     def record(answer: Answer) -> None:
         store.add_answer(answer, replace=answer.question_id in retry)
@@ -293,6 +307,8 @@ def run_benchmark(
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 record(future.result())
+            if queue and outage is not None and outage():
+                down, queue = True, []
     except BaseException:
         # interrupted (or the store failed): stop what the system is doing rather than wait for its deadline
         cancel = getattr(system, "cancel", None)
@@ -309,6 +325,7 @@ def run_benchmark(
         usage=usage,
         retried=len(retry),
         stopped_by_budget=stopped,
+        stopped_by_outage=down,
     )
 
 

@@ -1,0 +1,48 @@
+"""Notices from model calls that a command may show while it works: a wait the server asked for, a changed model.
+
+A command listens (`listening`) to show them in its progress display; with no listener, a note is printed to
+stderr on one line and a wait passes silently.
+"""
+
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something worth telling the user about a model's calls."""
+
+    kind: str
+    """`wait` (the server asked to wait before asking again) or `note` (anything else, one line)."""
+    text: str
+    seconds: float = 0.0
+    """How long the wait is, for a `wait`."""
+
+
+_LISTENERS: list[Callable[[Notice], None]] = []
+_LOCK = threading.Lock()
+
+
+def notify(notice: Notice) -> None:
+    """Tell every listener; with none, print a note on stderr."""
+    with _LOCK:
+        listeners = list(_LISTENERS)
+    for listener in listeners:
+        listener(notice)
+    if not listeners and notice.kind == "note":
+        print(notice.text, file=sys.stderr)
+
+
+@contextmanager
+def listening(listener: Callable[[Notice], None]) -> Iterator[None]:
+    """Send notices to `listener` while the block runs."""
+    with _LOCK:
+        _LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _LISTENERS.remove(listener)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from biarena.cli.run_cmd import run as run_function
+from biarena.runner import RunStore
 from tests.cli_in_process import cli
 from tests.endpoint_stub import endpoint, free_port, hanging_server
 from tests.judge_run_helpers import corgi_bench, fill, write_run
@@ -136,7 +137,10 @@ def test_a_judges_server_gone_stops_scoring_with_the_command_that_scores_the_res
     assert stopped.returncode == 4, stopped.stderr
     line = next(line for line in stopped.stderr.splitlines() if line.startswith("stopped:"))
     assert f"openai:j@{url} does not answer (3 judgements in a row got no reply" in line
-    assert line.endswith("--rescore")
+    assert "--rescore" not in line and line.endswith("--judge-M retries=0")
+    # the judgements the outage stopped were not stored as failed: the same command makes them when it is back
+    with RunStore(run) as store:
+        assert not [r for r in store.results() if r.scorer == "corgi" and r.applies]
 
 
 def test_run_shows_few_options_of_its_own() -> None:

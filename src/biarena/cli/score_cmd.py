@@ -176,6 +176,8 @@ def score(
     _say(_done_line(summary, any(s.scorer.needs_model for s in setups)) + f"; next: biarena show {run_path}")
     if summary.stopped_by_budget:
         _say(f"stopped at the --max-calls budget with {summary.pending} judgements left; run the same command again")
+    if summary.unreached:
+        _say(f"{summary.unreached} judgements not made: the model's server did not answer; run the same command again")
     if summary.failed:
         _say(f"{summary.failed} failed: see why with biarena show {run_path} --trace QUESTION_ID")
 
@@ -194,9 +196,9 @@ class _ServerDown(Exception):
 
 
 def _resume_command() -> str:
-    """The command that scores what is left after an outage (judgements failed on it are made again)."""
-    args = sys.argv[1:]
-    return shlex.join(["biarena", *args, *([] if "--rescore" in args else ["--rescore"])])
+    """The command that scores what is left after an outage: the same one (judgements the outage stopped were not
+    stored, so they are made then)."""
+    return shlex.join(["biarena", *sys.argv[1:]])
 
 
 def _check_judge_options(

@@ -53,6 +53,8 @@ class ScoreSummary:
     """(question, scorer) pairs the scorer does not score (e.g. `corgi` on a descriptive question)."""
     pending: int = 0
     """Results left when the --max-calls budget stopped the pass."""
+    unreached: int = 0
+    """Results not made because the scorer's model server did not answer (not stored: the next pass makes them)."""
     stopped_by_budget: bool = False
     usage: Usage = field(default_factory=Usage)
     """Model calls and tokens spent now."""
@@ -168,7 +170,9 @@ def _run(
                     scoring.forget(question)
 
     def record(setup: ScorerSetup, question: Question, made: ScoreRecord) -> None:
-        if setup.scorer.needs_model:
+        if made.failed is not None and _server_failing(setup):
+            summary.unreached += 1  # the server's outage, not the judge's verdict: left for the next pass
+        elif setup.scorer.needs_model:
             store.put_results([made])
         else:
             waiting.setdefault(question.id, []).append(made)
@@ -209,6 +213,12 @@ def _run(
         finally:
             for future in running:
                 future.cancel()
+
+
+def _server_failing(setup: ScorerSetup) -> bool:
+    """True when the scorer's model has just failed to get a reply from its server (an outage, a timeout)."""
+    health = getattr(setup.context.model, "health", None)
+    return bool(health is not None and setup.scorer.needs_model and health.failing)
 
 
 def _done_now(function: Callable[..., ScoreRecord], *args: object) -> Future:

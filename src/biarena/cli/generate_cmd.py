@@ -118,6 +118,8 @@ def _print_figures(pipeline: dict, out: Path) -> None:
         _say("labels: " + ", ".join(f"{label} {count}" for label, count in pipeline["labels"].items()))
     if "duplicates_by_normalized_text" in pipeline:
         _say(f"duplicates by normalized text: {pipeline['duplicates_by_normalized_text']}")
+    if "near_duplicates" in pipeline:
+        _say(f"near duplicates: {pipeline['near_duplicates']}")
     if pipeline.get("stopped"):
         _say(f"{pipeline['stopped']}; run the same command again to continue {out}")
     _say(f"wrote {pipeline['kept']} questions to {out} (counts in {out / 'pipeline.json'})")

@@ -39,3 +39,26 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site" / "cli" / "index.html").is_file()
+
+
+def test_the_readme_tour_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The five-minute tour, command by command, on the mock model (the arena is served elsewhere in the tests)."""
+    import shlex
+
+    from tests.cli_in_process import cli
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## A five-minute tour", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    ran = []
+    for line in block.splitlines():
+        for command in " ".join(shlex.split(line, comments=True)).split(" && "):
+            words = ["mock" if word == "local" else word for word in shlex.split(command)]
+            if not words or words[:3] == ["biarena", "arena", "serve"]:
+                continue
+            assert words[0] == "biarena", command
+            result = cli(*words[1:])
+            assert result.returncode == 0, (command, result.stderr)
+            ran.append(words[1])
+    assert ran.count("score") == 3 and {"build", "run", "show", "export", "report", "arena"} <= set(ran)
+    assert (tmp_path / "report.html").is_file() and (tmp_path / "seq.parquet").is_file()

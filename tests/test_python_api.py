@@ -45,10 +45,14 @@ def test_the_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monke
 def test_the_cli_errors_and_ranges_hold(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="unknown agent 'nope'"):
         biarena.run("bis-synth", agent="nope", out=tmp_path / "x.run")
-    with pytest.raises(UsageError, match="limit=0 is out of range"):
+    with pytest.raises(UsageError, match="--limit 0 is out of range"):
         biarena.run("bis-synth", agent="gold", out=tmp_path / "x.run", limit=0)
     with pytest.raises(UsageError, match="takes no option 'colour'"):
         biarena.score(tmp_path / "x.run", colour="red")
+    with pytest.raises(NotFoundError, match="unknown judge 'nope'"):
+        biarena.judge_check("nope", judge_model="mock")
+    with pytest.raises(UsageError, match="--pairs 0 is out of range"):
+        biarena.judge_check("corgi", judge_model="mock", pairs=0)
 
 
 def test_the_command_line_starts_without_the_api_or_pandas() -> None:

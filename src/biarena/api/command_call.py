@@ -46,7 +46,8 @@ def _in_range(value: Any, info: Any, name: str) -> Any:
         bounds = " and ".join(
             part for part in (f">={low}" if low is not None else "", f"<={high}" if high is not None else "") if part
         )
-        raise UsageError(f"{name}={value} is out of range: it must be {bounds}")
+        flags = [d for d in (getattr(info, "param_decls", None) or ()) if d.startswith("--")]
+        raise UsageError(f"{flags[0] if flags else name} {value} is out of range: it must be {bounds}")
     return value
 
 

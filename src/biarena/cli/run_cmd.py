@@ -128,7 +128,7 @@ def run(
         None, "--prices", help="YAML or JSON: model -> {prompt, completion} price per million tokens (usage cost)."
     ),
     label: str | None = typer.Option(
-        None, "--label", help="How reports name this run (default: the run file's name and the system's options)."
+        None, "--label", help="How reports name this run (default: agent · model, e.g. 'sequential · qwen2.5-coder')."
     ),
     retry_errors: bool = flag("--retry-errors", "Ask again the questions the run holds no answer for (errors)."),
     accepted_only: bool = flag("--accepted-only", "Only the questions accepted in validation (edits applied)."),

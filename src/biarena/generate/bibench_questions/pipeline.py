@@ -62,6 +62,13 @@ NEAR = 0.9
 """Word-sequence similarity at or above which two questions count as one (a near duplicate)."""
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 
+_FUNCTION_TEXT = (
+    "a an the is are was were be been being do does did has have had will would can could should of for in on at to "
+    "from with by over across per and or all any each every this that these those our we us it its there what which how"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+"""English words that carry no meaning of their own in a question: near duplicates are compared without them."""
+
 _SENTENCE_END = re.compile(r"(?<=[?.!])\s+")
 """Where one sentence of a question ends and the next begins."""
 
@@ -72,13 +79,14 @@ def normalized(text: str) -> str:
 
 
 def words(norm: str) -> list[str]:
-    """A normalized text's words; each Chinese, Japanese or Korean character counts as one."""
-    return _WORD.findall(norm)
+    """A normalized text's words that carry its meaning: English function words (`the`, `was`, `for`) left out;
+    each Chinese, Japanese or Korean character counts as one."""
+    return [word for word in _WORD.findall(norm) if word not in _FUNCTION_WORDS]
 
 
 def near_duplicate(first: str, second: str) -> bool:
     """True when two normalized questions say the same in nearly the same words: the same words in another order,
-    or at most one word in ten added, dropped or changed."""
+    or at most one word in ten added, dropped or changed (function words such as `is` / `was` do not count)."""
     a, b = words(first), words(second)
     if not a or not b:
         return False

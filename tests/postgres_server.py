@@ -73,18 +73,19 @@ def create_database(base_url: str, name: str) -> str:
     return f"{base_url}/{name}"
 
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+SANDBOX_DOCS = Path(__file__).resolve().parent.parent / "docs" / "sandbox.md"
 
 
 def read_only_role_recipe() -> list[str]:
-    """The statements of README's read-only role recipe, as written there (for database bench, role analyst)."""
-    section = README.read_text(encoding="utf-8").split("**On a server, use a read-only role.**", 1)[1]
+    """The statements of the docs' read-only role recipe (docs/sandbox.md), as written there (for database bench, role
+    analyst)."""
+    section = SANDBOX_DOCS.read_text(encoding="utf-8").split("**On a server, use a read-only role.**", 1)[1]
     block = section.split("```sql\n", 1)[1].split("\n```", 1)[0]
     return [" ".join(statement.split()) for statement in block.split(";") if statement.strip()]
 
 
 def create_read_only_role(base_url: str, database: str, role: str = "analyst") -> str:
-    """Run README's read-only role recipe for `database` and `role` (as the superuser, in `database`); return its URL.
+    """Run the docs' read-only role recipe for `database` and `role` (as the superuser, in `database`); return its URL.
 
     Roles belong to the whole server: when `role` exists already (it reads another database too), its CREATE ROLE
     is skipped and the rest of the recipe runs.

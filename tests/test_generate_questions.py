@@ -375,3 +375,50 @@ def test_a_question_that_repeats_itself_is_dropped(sales_db: Path, tmp_path: Pat
     assert distinct["dropped_by_reason"] == {"repeats itself": 1}
     assert result.pipeline["duplicates_by_normalized_text"] == 0
     assert [q.text for q in load_benchmark(out).questions] == [REVENUE]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        ("what was the total revenue by city", "by city what was the total revenue", True),
+        ("what was the total revenue by city", "what was the total revenue for each city", True),
+        ("which product category sold the most units over the whole period in the data we hold today",
+         "which product category sold the most units over the entire period in the data we hold today", True),
+        ("what is the average order value by city", "what is the average order value by region", False),
+        ("what was the average ctr for all tasks", "what is the average ctr for all tasks", True),
+        ("what was the total revenue by city", "what was the total revenue by product", False),
+        ("每个城市的总销售额是多少", "每个城市的总销售额是多少呢", True),
+        ("每个城市的总销售额是多少", "每个品类的总销量是多少", False),
+    ],
+)
+def test_near_duplicates_say_the_same_in_nearly_the_same_words(first: str, second: str, same: bool) -> None:
+    from biarena.generate.bibench_questions.pipeline import near_duplicate
+
+    assert near_duplicate(first, second) is same
+
+
+def test_each_cell_is_shown_the_questions_kept_so_far_and_near_duplicates_are_dropped(
+    sales_db: Path, tmp_path: Path
+) -> None:
+    reworded = "By city, what was the total revenue?"
+
+    def write(request: ChatRequest) -> str:
+        ask = last_user(request)
+        if "Task: generate exactly" in ask and "diagnostic" in ask:
+            return json.dumps({"questions": [{"question": reworded}, {"question": UNITS}]})
+        return writer(request)
+
+    model, check, first, _ = models(write=write)
+    result = generate_bibench_questions(
+        sales_db, tmp_path / "bench", model=model, checker=check,
+        categories=("descriptive", "diagnostic"), complexities=("basic",), per_cell=2,
+    )  # fmt: skip
+    asks = [last_user(r) for r in first.requests if "Task: generate exactly" in last_user(r)]
+    assert "already in the benchmark" not in asks[0]
+    # the diagnostic cell is shown the descriptive question kept before it, and asked for others
+    assert "These questions are already in the benchmark" in asks[1] and f"- {REVENUE}" in asks[1]
+    assert f"- {NAMED}" not in asks[1]  # a dropped question is not shown
+    checks = {d.text: d for d in result.drafts}
+    assert checks[reworded].reason == "near duplicate of sales/descriptive/basic/00"
+    assert result.pipeline["near_duplicates"] == 1
+    assert result.pipeline["steps"]["distinct"]["dropped_by_reason"] == {"near duplicate": 1}

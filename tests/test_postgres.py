@@ -211,7 +211,7 @@ CATALOG_ROUTES = [
 
 @pytest.fixture(scope="module")
 def bench_urls(postgres: str, sales_db_template: Path) -> tuple[str, str]:
-    """Database bench (the sales tables, and tables named like settings and users): (superuser URL, README role URL)."""
+    """Database bench (the sales tables, and tables named like settings and users): (superuser URL, recipe role URL)."""
     import sqlalchemy as sa
 
     url = create_database(postgres, "bench")
@@ -261,7 +261,7 @@ def test_read_only_role_reads_the_benchmark_and_not_the_server(bench_urls: tuple
 
 
 def test_read_only_role_cannot_create_anything(bench_urls: tuple[str, str]) -> None:
-    """Past biarena's read-only transaction, the role the README makes has no temporary tables and no schema."""
+    """Past biarena's read-only transaction, the role docs/sandbox.md makes has no temporary tables and no schema."""
     import sqlalchemy as sa
     from sqlalchemy.exc import ProgrammingError
 

@@ -32,7 +32,9 @@ def test_two_runs_of_one_system_get_two_names(shop: dict[str, Path], tmp_path: P
     legend = re.findall(r'<span class="key">.*?</i>(.*?)</span>', html)
     # a chart per headline metric (SER, EA, Sem, Res F1), two distinct names each
     assert len(legend) == 8 and len(set(legend[:2])) == 2, legend
-    assert "monday" in legend[0] and "tuesday" in legend[1]
+    assert legend[:2] == ["predictions #1", "predictions #2"]
+    # the runs table names each run's file with its folder
+    assert "monday/pred.run" in html and "tuesday/pred.run" in html
     ok(cli("report", shop["pred"], shop["gold"], "--label", "mine", "--label", "reference", "-o", report))
     html = report.read_text(encoding="utf-8")
     assert re.findall(r'<span class="key">.*?</i>(.*?)</span>', html)[:2] == ["mine", "reference"]
@@ -48,7 +50,7 @@ def test_different_question_sets_are_warned_about_and_compared_on_the_shared_one
     html = report.read_text(encoding="utf-8")
     assert 'class="warning"' in html and "scores compare the 3 they share" in html
     assert "3 questions compared" in html
-    rows = re.findall(r"<tr><td><span class=\"swatch\".*?</tr>", html, flags=re.S)
+    rows = re.findall(r"<tr><td class=\"run-name\"><span class=\"swatch\".*?</tr>", html, flags=re.S)[:2]
     assert len(rows) == 2 and all("/3</td>" in r for r in rows)
 
 

@@ -101,10 +101,10 @@ def test_labels_tell_runs_apart() -> None:
     ]
     label_runs(runs)
     labels = [r.label for r in runs]
-    assert len(set(labels)) == 3 and "monday" in labels[0] and "tuesday" in labels[1]
-    named = [run_data("/x/a.run", [], label="stored"), run_data("/x/b.run", [])]
+    assert labels == ["predictions #1", "predictions #2", "predictions #3"]
+    named = [run_data("/x/a.run", [], label="stored"), run_data("/x/b.run", [], label="given")]
     label_runs(named, ["given"])
-    assert [r.label for r in named] == ["given", "b (predictions)"]
+    assert [r.label for r in named] == ["given", "given #1"]
 
 
 def test_runs_over_different_questions_compare_on_the_shared_ones() -> None:

@@ -117,7 +117,7 @@ def test_biarena_still_reads_the_schema_itself(fixture: str, request: pytest.Fix
 
 
 def test_the_refusal_hint_is_the_readme_recipe() -> None:
-    """The message that refuses a superuser gives the same statements as README's recipe."""
+    """The message that refuses a superuser gives the same statements as the recipe in docs/sandbox.md."""
     hint = READ_ONLY_ROLE_HINT.split("(", 1)[1].rsplit(")", 1)[0].split(": ", 1)[1]
     statements = [" ".join(s.split()) for s in hint.split(";")]
     as_in_readme = [re.sub(r"\bdb\b", "bench", s).replace("'...'", "'choose-one'") for s in statements]

@@ -1,3 +1,24 @@
-"""biarena: benchmark, judge and rank AI data analysts on SQL databases."""
+"""biarena: benchmark, judge and rank AI data analysts on SQL databases.
+
+`import biarena` gives the Python API (`build`, `load_benchmark`, `run`, `score`, `results`, `report`,
+`judge_check`), each loaded on first use, so the command line's start-up does not pay for it.
+"""
+
+from biarena.lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
+
+# `report` is the API function; the `biarena.report` package stays importable by its full name.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "build": "api.build",
+        "load_benchmark": "api.load_benchmark",
+        "run": "api.run",
+        "score": "api.score",
+        "results": "api.results",
+        "report": "api.report",
+        "judge_check": "api.judge_check",
+    },
+    shadows=frozenset({"report"}),
+)

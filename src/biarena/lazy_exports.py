@@ -20,14 +20,17 @@ class _LazyPackage(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, exports: dict[str, str], *, shadows: frozenset[str] = frozenset()
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """`__getattr__` and `__dir__` for `package` that import `name` from `package.exports[name]` when first asked.
 
     Importing one module of a package then costs that module alone, not every sibling the package re-exports
-    (statistics, plots and engines stay unloaded until something uses them).
+    (statistics, plots and engines stay unloaded until something uses them). An exported name that is also a
+    submodule's (its own source, or one in `shadows`) stays the exported object once that submodule loads.
     """
     module = sys.modules[package]
-    shadowed = frozenset(name for name, source in exports.items() if name == source)
+    shadowed = frozenset(name for name, source in exports.items() if name == source or name in shadows)
     if shadowed:
         module.__class__ = type("LazyPackage", (_LazyPackage,), {"_exported": shadowed})
 

@@ -17,6 +17,7 @@ from biarena.db import describe_schema, open_database
 from biarena.errors import UsageError, did_you_mean
 from biarena.generate.factory import generate_questions, latest_time
 from biarena.generate.roles import load_roles
+from biarena.generate.roles_check import check_roles
 from biarena.generate.templates import CATEGORIES
 from biarena.llm import Model
 from biarena.options import Options
@@ -45,6 +46,7 @@ def templates(
     if not wanted or any(x not in ("en", "zh") for x in wanted):
         raise UsageError(f"--languages takes en and/or zh, not '{languages}'")
     with open_database(database) as db:
+        check_roles(roles, db, roles_path)
         anchor = _anchor(now) or latest_time(db, roles)
         questions = generate_questions(db, roles, languages=wanted, per_category=per_category, seed=seed, now=anchor)
         schema = describe_schema(db, sample_rows=0)
@@ -116,6 +118,8 @@ def _print_figures(pipeline: dict, out: Path) -> None:
         _say("labels: " + ", ".join(f"{label} {count}" for label, count in pipeline["labels"].items()))
     if "duplicates_by_normalized_text" in pipeline:
         _say(f"duplicates by normalized text: {pipeline['duplicates_by_normalized_text']}")
+    if "near_duplicates" in pipeline:
+        _say(f"near duplicates: {pipeline['near_duplicates']}")
     if pipeline.get("stopped"):
         _say(f"{pipeline['stopped']}; run the same command again to continue {out}")
     _say(f"wrote {pipeline['kept']} questions to {out} (counts in {out / 'pipeline.json'})")

@@ -76,8 +76,8 @@ LABELS = typer.Option(
     None,
     "--label",
     metavar="NAME",
-    help="Name the runs in the output, in the order given (repeatable); default: the run's own label, else its "
-    "file name and system options.",
+    help="Name the runs in the output, in the order given (repeatable); default: the label the run was given, else "
+    "agent · model.",
 )
 
 

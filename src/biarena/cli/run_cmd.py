@@ -143,7 +143,7 @@ def run(
     structured: str | None = typer.Option(None, "--structured", hidden=True, help="The same as -M structured=LEVEL."),
     prices: Path | None = typer.Option(None, "--prices", hidden=True, help="The same as -M prices=FILE."),
     label: str | None = typer.Option(
-        None, "--label", help="How reports name this run (default: the run file's name and the system's options)."
+        None, "--label", help="How reports name this run (default: agent · model, e.g. 'sequential · qwen2.5-coder')."
     ),
     retry_errors: bool = flag("--retry-errors", "Ask again the questions the run holds no answer for (errors)."),
     accepted_only: bool = flag("--accepted-only", "Only the questions accepted in validation (edits applied)."),

@@ -24,7 +24,7 @@ READ_ONLY_ROLE_HINT = (
     "pg_stat_activity, pg_stat_database, pg_stat_ssl, pg_extension, pg_available_extensions, "
     "pg_available_extension_versions FROM PUBLIC), or pass --allow-superuser"
 )
-"""What to do when the sandbox refuses a server role: README's recipe ("On a server, use a read-only role")."""
+"""What to do when the sandbox refuses a server role: the recipe in docs/sandbox.md (a read-only role)."""
 
 
 def safe_url(url: str) -> str:

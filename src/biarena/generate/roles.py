@@ -1,13 +1,23 @@
 """Column roles: the small annotation the template factory needs to ask questions of a database."""
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from biarena.benchmarks.yaml_file import load_yaml_model
 
 Aggregation = Literal["sum", "avg", "max", "min", "count"]
+
+
+def _with_english(names: dict[str, str]) -> dict[str, str]:
+    # Questions in every language fall back to the English name, so it must be there.
+    if not names.get("en", "").strip():
+        raise ValueError("needs an English name (en: ...)")
+    return names
+
+
+Names = Annotated[dict[str, str], AfterValidator(_with_english)]
 
 
 class Metric(BaseModel):
@@ -19,7 +29,7 @@ class Metric(BaseModel):
     """Column name in the fact table."""
     aggregations: list[Aggregation] = Field(default_factory=lambda: ["sum", "avg"])
     """Aggregations that make business sense for it (a rate is averaged, not summed)."""
-    names: dict[str, str]
+    names: Names
     """Business name per language (`en: conversion rate`, `zh: 转化率`); abbreviations welcome."""
 
 
@@ -32,7 +42,7 @@ class Dimension(BaseModel):
     """Column name."""
     table: str | None = None
     """Table holding it when not the fact table (a join path must lead there)."""
-    names: dict[str, str]
+    names: Names
     """Business name per language, singular (`task`, `任务`)."""
     plural: dict[str, str] = Field(default_factory=dict)
     """Plural per language when it is not the singular + 's'."""
@@ -90,7 +100,7 @@ class ValueMapping(BaseModel):
     """Column holding the code."""
     meaning: dict[str, str]
     """Column holding the meaning, per language."""
-    names: dict[str, str]
+    names: Names
     """What a code is called, per language (`filter key`, `过滤原因`)."""
     where: str | None = None
     """Optional SQL condition selecting the codes to ask about."""

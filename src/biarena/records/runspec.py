@@ -76,14 +76,29 @@ class RunSpec(BaseModel):
     def default_label(self, stem: str) -> str:
         """A label from the run file's stem and what distinguishes the system: name, model, short options."""
         parts = [] if stem == self.system else [self.system]
-        if self.model:
-            parts.append(self.model)
+        parts += self._distinctions()
+        return f"{stem} ({', '.join(parts)})" if parts else stem
+
+    def given_label(self) -> str | None:
+        """The label someone chose (`run --label`), or None when the stored label is the default one."""
+        if not self.label:
+            return None
+        suffix = ", ".join(self._distinctions())
+        with_system = f" ({', '.join([self.system, suffix] if suffix else [self.system])})"
+        if self.label.endswith(with_system) or self.label == self.system:
+            return None
+        if suffix and self.label == f"{self.system} ({suffix})":
+            return None
+        return self.label
+
+    def _distinctions(self) -> list[str]:
+        parts = [self.model] if self.model else []
         for key, value in sorted(self.options.items()):
             if key == "model" or key.endswith("sha256") or value is None or isinstance(value, dict | list):
                 continue
             text = PurePath(str(value)).name if key == "predictions" else _clip(str(value), 40)
             parts.append(text if key in ("predictions", "target") else f"{key}={text}")
-        return f"{stem} ({', '.join(parts)})" if parts else stem
+        return parts
 
 
 def _clip(text: str, width: int) -> str:

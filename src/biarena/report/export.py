@@ -95,7 +95,9 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
     return records
 
 
-def _flat(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+def flat_records(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The columns and rows of CSV and Parquet exports: each score its own column (`score_NAME` when a score is
+    named like a field)."""
     names = list(records[0]["scores"]) if records else []
     columns = {name: f"score_{name}" if name in FIELDS else name for name in names}
     rows = []
@@ -112,7 +114,7 @@ def _jsonl(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
 
 
 def _csv(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
-    fields, rows = _flat(records)
+    fields, rows = flat_records(records)
     text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
     writer = csv.DictWriter(text, fieldnames=fields)
     writer.writeheader()
@@ -128,7 +130,7 @@ def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
         import pyarrow.parquet as pq
     except ImportError:
         raise UsageError("Parquet export needs: pip install 'biarena[parquet]'") from None
-    fields, rows = _flat(records)
+    fields, rows = flat_records(records)
     types = {name: pa.string() for name in FIELDS}
     types["labels"] = pa.list_(pa.string())
     schema = pa.schema([(name, types.get(name, pa.float64())) for name in fields])

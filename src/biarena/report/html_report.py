@@ -10,7 +10,7 @@ import jinja2
 from biarena import __version__
 from biarena.files import write_atomically
 from biarena.metrics.summary import SummaryRow
-from biarena.records import Question
+from biarena.records import Question, RunSpec
 from biarena.report.analysis import Analysis, analyse
 from biarena.report.answer_html import ANSWER_CSS, answer_html
 from biarena.report.comparison import ComparedRun
@@ -45,7 +45,20 @@ def _run_row(summary: ComparedRun, colour: str) -> dict[str, Any]:
         "unscored": summary.unscored,
         "errors": summary.errors,
         "usage": summary.run.usage(),
+        "file": "/".join(part for part in (summary.run.path.parent.name, summary.run.path.name) if part),
+        "given": summary.run.spec.given_label(),
+        "options": spec_options(summary.run.spec),
     }
+
+
+def spec_options(spec: RunSpec) -> str:
+    """The run's options in full, as the runs table shows them once (`key=value, ...`)."""
+    shown = []
+    for key, value in sorted(spec.options.items()):
+        if value is None or key == "model":
+            continue
+        shown.append(f"{key}={value}")
+    return ", ".join(shown)
 
 
 def _entry(

@@ -7,6 +7,7 @@ from pathlib import Path
 from biarena.errors import FormatError, UsageError
 from biarena.records import Answer, Question, RunSpec, Score, Usage
 from biarena.records.outcome import Outcome, outcome_of
+from biarena.report.run_names import LABEL_WIDTH, clip_label, short_label
 from biarena.runner import RunStore, scores_by_question
 
 
@@ -26,7 +27,7 @@ class RunData:
     _answers: dict[str, Answer] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.label = self.label or self.spec.label or self.spec.default_label(self.path.stem)
+        self.label = self.label or short_label(self.spec)
         self._answers = {a.question_id: a for a in self.answers}
 
     @classmethod
@@ -81,20 +82,23 @@ def read_runs(paths: list[Path], labels: list[str] | None = None) -> list[RunDat
 
 
 def label_runs(runs: list[RunData], given: list[str] | None = None) -> None:
-    """Give each run a distinct label: `given` ones first, then its own (stored or default), then its folder, then
-    a number."""
-    given = list(given or [])
+    """Give each run a distinct label of at most `LABEL_WIDTH` characters: `given` ones first, then its own (chosen
+    or `agent · model`); labels that would clash get a number (`#1`, `#2`, ...)."""
+    given = [clip_label(label) for label in given or []]
     for run, label in zip(runs, given, strict=False):
         run.label = label
     taken = set(given)
     free = runs[len(given) :]
     counts = Counter(run.label for run in free)
+    numbered: Counter[str] = Counter()
     for run in free:
-        if (run.label in taken or counts[run.label] > 1) and run.path.resolve().parent.name:
-            run.label = f"{run.label} [{run.path.resolve().parent.name}]"
-    for run in free:
-        base, number = run.label, 1
-        while run.label in taken:
-            number += 1
-            run.label = f"{base} #{number}"
+        base = run.label
+        if base in taken or counts[base] > 1:
+            while True:
+                numbered[base] += 1
+                suffix = f" #{numbered[base]}"
+                label = clip_label(base, LABEL_WIDTH - len(suffix)) + suffix
+                if label not in taken:
+                    break
+            run.label = label
         taken.add(run.label)

@@ -5,6 +5,11 @@ from html import escape
 
 PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D"]
 
+CATEGORY_WIDTH = 28
+"""The longest category name a chart writes under its bars (the full name is in its tooltip)."""
+CHARACTER_WIDTH = 6.6
+"""About how wide one character of an 11 px tick label is, in pixels."""
+
 Bound = tuple[float | None, float | None] | None
 """A value's interval (low, high); None or None ends draw no whisker."""
 
@@ -48,16 +53,24 @@ def grouped_bars(
     series: dict[str, list[float | None]],
     *,
     title: str,
-    height: int = 260,
+    height: int = 300,
     maximum: float = 1.0,
     intervals: dict[str, list[Bound]] | None = None,
 ) -> str:
-    """Bars per category, one colour per series, values in 0..maximum; `intervals` adds a whisker per bar."""
+    """Bars per category, one colour per series, values in 0..maximum, each bar with its value written above it;
+    `intervals` adds a whisker per bar."""
     names = list(series)
-    group_width = max(40, 14 * len(names) + 16)
-    left, bottom, top = 40, 70, 30
-    # Wide enough for the title too (at most about 8 px per character in 13 px bold).
-    width = max(left + group_width * len(categories) + 20, left + 8 * len(title) + 10)
+    bar = 34.0 if len(names) <= 3 else 28.0 if len(names) <= 5 else 16.0
+    group_width = max(72.0, bar * len(names) + 24)
+    shown = [_clip(c, CATEGORY_WIDTH) for c in categories]
+    longest = max((len(c) for c in shown), default=0)
+    # Category names fit under their group flat when short; longer ones are turned and the margins grow to hold them.
+    turned = longest * CHARACTER_WIDTH > group_width - 8
+    reach = longest * CHARACTER_WIDTH
+    left = max(48.0, reach * 0.82 - group_width / 2 + 12) if turned else 48.0
+    top, bottom = 34, (int(reach * 0.58) + 28 if turned else 34)
+    height = max(height, top + 160 + bottom)
+    width = int(max(left + group_width * len(categories) + 20, 360, 8 * len(title) + 20))
     plot = height - bottom - top
 
     def to_y(value: float) -> float:
@@ -66,16 +79,16 @@ def grouped_bars(
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
         f'aria-label="{escape(title)}" class="chart">',
-        f'<text x="{left}" y="18" class="chart-title">{escape(title)}</text>',
+        f'<text x="8" y="18" class="chart-title">{escape(title)}</text>',
     ]
     for fraction in (0, 0.25, 0.5, 0.75, 1.0):
         tick = fraction * maximum
         y = to_y(tick)
-        parts.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="tick">{tick:g}</text>')
-    bar = (group_width - 16) / max(1, len(names))
+        parts.append(f'<line x1="{left:.1f}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
+        parts.append(f'<text x="{left - 6:.1f}" y="{y + 4:.1f}" text-anchor="end" class="tick">{tick:g}</text>')
+    digits = 2 if maximum <= 1 else 1
     for c, category in enumerate(categories):
-        x0 = left + c * group_width + 8
+        x0 = left + c * group_width + (group_width - bar * len(names)) / 2
         for s, name in enumerate(names):
             value = series[name][c]
             if value is None:
@@ -87,23 +100,36 @@ def grouped_bars(
             if bound is not None and bound[0] is not None and bound[1] is not None:
                 note = f" (95% interval {bound[0]:.3f}–{bound[1]:.3f})"
             parts.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 2:.1f}" height="{top + plot - y:.1f}" '
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 3:.1f}" height="{top + plot - y:.1f}" '
                 f'fill="{PALETTE[s % len(PALETTE)]}"><title>{escape(name)} · {escape(category)}: '
                 f"{value:.3f}{note}</title></rect>"
             )
             if note:
-                parts.append(_whisker(x + (bar - 2) / 2, bound[0], bound[1], to_y))  # type: ignore[index]
-        cx = x0 + (group_width - 16) / 2
-        parts.append(
-            f'<text x="{cx:.1f}" y="{top + plot + 14}" text-anchor="end" class="tick" '
-            f'transform="rotate(-35 {cx:.1f} {top + plot + 14})">{escape(category)}</text>'
-        )
+                parts.append(_whisker(x + (bar - 3) / 2, bound[0], bound[1], to_y))  # type: ignore[index]
+            if bar >= 28:  # narrower bars keep their value in the tooltip only: written, it would overlap
+                parts.append(
+                    f'<text x="{x + (bar - 3) / 2:.1f}" y="{min(y, to_y(bound[1]) if note else y) - 4:.1f}" '  # type: ignore[index]
+                    f'text-anchor="middle" class="value">{value:.{digits}f}</text>'
+                )
+        cx = left + c * group_width + group_width / 2
+        label = f"<title>{escape(category)}</title>{escape(shown[c])}"
+        if turned:
+            parts.append(
+                f'<text x="{cx:.1f}" y="{top + plot + 16}" text-anchor="end" class="tick" '
+                f'transform="rotate(-35 {cx:.1f} {top + plot + 16})">{label}</text>'
+            )
+        else:
+            parts.append(f'<text x="{cx:.1f}" y="{top + plot + 16}" text-anchor="middle" class="tick">{label}</text>')
     parts.append("</svg>")
     legend = "".join(
         f'<span class="key"><i style="background:{PALETTE[i % len(PALETTE)]}"></i>{escape(n)}</span>'
         for i, n in enumerate(names)
     )
     return f"<figure>{''.join(parts)}<figcaption>{legend}</figcaption></figure>"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def interval_plot(

@@ -127,11 +127,13 @@ def generate_template_questions(
     """The template factory's BIS-category questions (with gold SQL) as a generated benchmark with pipeline.json."""
     from biarena.generate.factory import generate_questions, latest_time
     from biarena.generate.roles import load_roles
+    from biarena.generate.roles_check import check_roles
 
     roles = load_roles(roles_path)
     settings = {"method": "template", "database_sha256": file_sha256(database), "roles": file_sha256(roles_path)}
     work = WorkDir(out, settings, force=force)
     with open_database(database) as db:
+        check_roles(roles, db, roles_path)
         anchor = latest_time(db, roles)
         made = generate_questions(db, roles, languages=languages, per_category=per_category, seed=seed, now=anchor)
         identifiers = [*db.tables(), *(c for t in db.tables() for c in db.sample_rows(t, 1).columns)]

@@ -1,5 +1,6 @@
 """BI-Bench's generation pipeline: generate per cell, check answerability, identify tables, verify them, tag."""
 
+import difflib
 import hashlib
 import re
 from collections.abc import Callable
@@ -55,6 +56,19 @@ _DOMAIN = {"type": "object", "properties": {"domain": {"type": "string"}}, "requ
 _TAG = re.compile(r"</?question>", re.IGNORECASE)
 
 
+SHOWN_KEPT = 40
+"""How many of the questions kept so far (the latest) a generation prompt shows, to be asked for others."""
+NEAR = 0.9
+"""Word-sequence similarity at or above which two questions count as one (a near duplicate)."""
+_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+_FUNCTION_TEXT = (
+    "a an the is are was were be been being do does did has have had will would can could should of for in on at to "
+    "from with by over across per and or all any each every this that these those our we us it its there what which how"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+"""English words that carry no meaning of their own in a question: near duplicates are compared without them."""
+
 _SENTENCE_END = re.compile(r"(?<=[?.!])\s+")
 """Where one sentence of a question ends and the next begins."""
 
@@ -62,6 +76,24 @@ _SENTENCE_END = re.compile(r"(?<=[?.!])\s+")
 def normalized(text: str) -> str:
     """A question's text for spotting duplicates: lower case, no punctuation, single spaces."""
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def words(norm: str) -> list[str]:
+    """A normalized text's words that carry its meaning: English function words (`the`, `was`, `for`) left out;
+    each Chinese, Japanese or Korean character counts as one."""
+    return [word for word in _WORD.findall(norm) if word not in _FUNCTION_WORDS]
+
+
+def near_duplicate(first: str, second: str) -> bool:
+    """True when two normalized questions say the same in nearly the same words: the same words in another order,
+    or at most one word in ten added, dropped or changed (function words such as `is` / `was` do not count)."""
+    a, b = words(first), words(second)
+    if not a or not b:
+        return False
+    if sorted(a) == sorted(b):
+        return True
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.real_quick_ratio() >= NEAR and matcher.quick_ratio() >= NEAR and matcher.ratio() >= NEAR
 
 
 def text_key(text: str) -> str:
@@ -200,7 +232,8 @@ class QuestionPipeline:
             for category, complexity in cells:
                 cell = f"{category}/{complexity}"
                 per_cell_counts[cell] = {"asked": per_cell, "generated": 0, "kept": 0}
-                avoid = [d.text for d in drafts if d.category == category]
+                # The model sees what the benchmark already holds, so it asks something else instead of repeating it.
+                avoid = [d.text for d in drafts if d.status == "kept"][-SHOWN_KEPT:]
                 self.say(f"{cell}: generating {per_cell} question{'s' if per_cell != 1 else ''}")
                 texts = self._generate(category, complexity, per_cell, avoid)
                 per_cell_counts[cell]["generated"] = len(texts)
@@ -225,6 +258,7 @@ class QuestionPipeline:
             "generated": len(drafts),
             "kept": len(questions),
             "duplicates_by_normalized_text": duplicates,
+            "near_duplicates": self.counts["distinct"].reasons.get("near duplicate", 0),
             "warnings": self.warnings,
         }
         return GenerationResult(questions, drafts, pipeline, stopped)
@@ -274,6 +308,9 @@ class QuestionPipeline:
         norm = normalized(draft.text)
         if norm in seen:
             return f"duplicate of {seen[norm]}"
+        near = next((other for other in seen if near_duplicate(norm, other)), None)
+        if near is not None:
+            return f"near duplicate of {seen[near]}"
         sentences = [sentence for sentence in map(normalized, _SENTENCE_END.split(draft.text)) if sentence]
         if len(set(sentences)) < len(sentences):
             return "repeats itself"
@@ -373,4 +410,6 @@ def _short(reason: str) -> str:
     """The kind of a drop reason, for counting (the reason itself stays with the draft)."""
     if reason.startswith("duplicate"):
         return "duplicate"
+    if reason.startswith("near duplicate"):
+        return "near duplicate"
     return re.sub(r" '[^']*'", "", reason.split(":", 1)[0])

@@ -1,0 +1,38 @@
+"""report: runs compared in one HTML file (or Markdown, CSV), as `biarena report RUN ... -o FILE`."""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from biarena.api.command_call import call_command
+
+
+def report(
+    runs: str | Path | Sequence[str | Path],
+    out: str | Path = "report.html",
+    *,
+    labels: Sequence[str] | None = None,
+    title: str = "biarena report",
+    arena: str | Path | None = None,
+    judge_check: Sequence[str | Path] | None = None,
+    form: str | None = None,
+) -> Path:
+    """Write the report of `runs` to `out` and return its path; the format (`html`, `md`, `csv`) comes from `form`,
+    else from `out`'s extension.
+
+    `labels` name the first runs; `arena` adds an arena's leaderboard; `judge_check` files (from `judge_check`)
+    put each judge's check beside its scores."""
+    from biarena.cli.report_cmd import ReportFormat
+    from biarena.cli.report_cmd import report as report_command
+
+    paths = [Path(runs)] if isinstance(runs, str | Path) else [Path(r) for r in runs]
+    call_command(
+        report_command,
+        runs=paths,
+        out=Path(out),
+        form=ReportFormat(form) if form else None,
+        title=title,
+        labels=list(labels) if labels else None,
+        arena=Path(arena) if arena else None,
+        judge_check=[Path(p) for p in judge_check] if judge_check else None,
+    )
+    return Path(out)

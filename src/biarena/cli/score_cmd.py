@@ -21,6 +21,7 @@ from biarena.db import DatabasePool
 from biarena.errors import FormatError, UsageError
 from biarena.llm import DEFAULT_MODEL, get_model
 from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
+from biarena.metrics.contracts import split_contract_names
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner import RunStore, benchmark_fingerprint
 from biarena.scoring import (
@@ -54,6 +55,23 @@ def score(
     ),
     options_file: Path | None = typer.Option(
         None, "--options", metavar="FILE.yaml", help="Scorers' options: a mapping SCORER: {NAME: VALUE} (-O wins)."
+    ),
+    contract: list[str] | None = typer.Option(
+        None,
+        "--contract",
+        metavar="NAME",
+        help="Also score execution accuracy under this result contract (repeatable or comma-separated): "
+        "biarena (the default), spider, spider-keep-distinct, bird, bird-f1, spider2, strict; stored as "
+        "execution_accuracy[NAME].",
+    ),
+    suite: int | None = typer.Option(
+        None,
+        "--suite",
+        metavar="K",
+        min=1,
+        max=100,
+        help="Also score test-suite accuracy: the answer must match the gold on the database and on K neighbour "
+        "databases (built once and cached), under each --contract (default biarena).",
     ),
     rescore: bool = flag("--rescore", "Score again answers already scored."),
     benchmark_arg: str | None = typer.Option(
@@ -113,6 +131,8 @@ def score(
     made = [
         get_scorer(name, noun, **({"options": chosen[name]} if name in chosen else {})) for name, noun in asked.items()
     ]
+    made += contract_scorers(contract, suite, {s.name for s in made})
+    names = [s.name for s in made]
     _check_judge_options(made, judge_model, rubric, max_calls)
     with RunStore(run_path, lock=True) as store:
         spec = store.spec()
@@ -129,6 +149,7 @@ def score(
             context = ScoringContext(
                 benchmark=benchmark,
                 databases=pool,
+                kept=store,
                 tolerance=Tolerance(max_decimals=decimals),
                 budget=ScoringBudget(seconds=score_budget),
             )
@@ -149,6 +170,16 @@ def score(
         _say(f"stopped at the --max-calls budget with {summary.pending} judgements left; run the same command again")
     if summary.failed:
         _say(f"{summary.failed} failed: see why with biarena show {run_path} --trace QUESTION_ID")
+
+
+def contract_scorers(contracts: list[str] | None, suite: int | None, present: set[str]) -> list:
+    """The scorers --contract and --suite ask for: execution accuracy under each contract, and test-suite accuracy
+    of size `suite` under each (biarena when none is named); those already asked for are left out."""
+    names = split_contract_names(contracts)
+    made = [get_scorer(f"execution_accuracy[{name}]") for name in names]
+    if suite is not None:
+        made += [get_scorer(f"test_suite_accuracy[{name}]", k=suite) for name in names or ["biarena"]]
+    return [scorer for scorer in made if scorer.name not in present]
 
 
 def _given(chosen: dict, name: str) -> dict:

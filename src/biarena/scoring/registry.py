@@ -26,6 +26,7 @@ SCORERS: dict[str, Callable[..., Scorer]] = {
     "execution_accuracy": lazy("biarena.metrics.execution_accuracy:ExecutionAccuracyScorer", default=True),
     "semantic_similarity": lazy("biarena.metrics.semantic:SemanticSimilarityScorer", default=True),
     "result_similarity": lazy("biarena.metrics.result:ResultSimilarityScorer", default=True),
+    "test_suite_accuracy": lazy("biarena.metrics.test_suite_accuracy:TestSuiteAccuracyScorer"),
     "corgi": lazy("biarena.judges.corgi:CorgiJudge"),
     "corgi-single": lazy("biarena.judges.corgi_single:CorgiSingleJudge"),
     "reference": lazy("biarena.judges.reference:ReferenceJudge"),

@@ -2,6 +2,7 @@
 values moved within their domains, rows dropped and duplicated, NULLs and ties added, and rows in another order."""
 
 import random
+import re
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -20,6 +21,9 @@ NULLS = 0.05
 """Chance a value of a nullable column becomes NULL."""
 RELINK = 0.1
 """Chance a foreign key points to another parent that rows already point to."""
+BOUNDARY = 0.2
+"""Chance a number becomes one of the queries' own numbers (or one either side of it) within its column's range:
+the values where a wrong comparison or a wrong constant first shows."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,19 @@ def _nudged(value: Any, low: float, high: float, rng: random.Random) -> Any:
     return value
 
 
-def _perturbed_rows(shape: TableShape, rows: list[tuple], rng: random.Random) -> list[tuple]:
+def _boundary(value: Any, literals: list[float], low: float, high: float, rng: random.Random) -> Any:
+    near = [x for x in literals if low <= x <= high]
+    if not near or isinstance(value, bool):
+        return value
+    chosen = rng.choice(near)
+    if isinstance(value, int):
+        return round(chosen) + rng.choice((-1, 0, 1))
+    return chosen + rng.choice((-0.01, 0.0, 0.01))
+
+
+def _perturbed_rows(
+    shape: TableShape, rows: list[tuple], rng: random.Random, literals: list[float] | None = None
+) -> list[tuple]:
     if not rows:
         return rows
     columns = list(zip(*rows, strict=True))
@@ -114,6 +130,8 @@ def _perturbed_rows(shape: TableShape, rows: list[tuple], rng: random.Random) ->
                 continue
             if name in shape.nullable and rng.random() < NULLS:
                 values[i] = None
+            elif ranges[i] is not None and values[i] is not None and literals and rng.random() < BOUNDARY:
+                values[i] = _boundary(values[i], literals, ranges[i][0], ranges[i][1], rng)
             elif domains[i] and rng.random() < REPLACE:
                 values[i] = rng.choice(domains[i])
             elif ranges[i] is not None and values[i] is not None and rng.random() < NUDGE:
@@ -160,17 +178,45 @@ def read_tables(path: Path) -> tuple[list[TableShape], dict[str, list[tuple]]]:
         conn.close()
 
 
-def fuzz_database(source: Path, target: Path, seed: int) -> None:
-    """Write a neighbour of the SQLite database `source` at `target`, deterministic for `seed`."""
+def fuzz_database(source: Path, target: Path, seed: int, literals: list[float] | None = None) -> None:
+    """Write a neighbour of the SQLite database `source` at `target`, deterministic for `seed`; `literals` are
+    numbers the queries on it compare with, put into numeric columns now and then."""
     rng = random.Random(seed)
     shapes, rows = read_tables(source)
     shutil.copyfile(source, target)
-    write_rows(target, {s.name: (s.columns, _perturbed_rows(s, rows[s.name], rng)) for s in shapes})
+    write_rows(target, {s.name: (s.columns, _perturbed_rows(s, rows[s.name], rng, literals)) for s in shapes})
 
 
 def reversed_twin(source: Path, target: Path) -> None:
-    """Write `source` again at `target` with every table's rows in reverse order: a query whose answer depends on
-    the order rows are stored in answers otherwise there."""
+    """Write `source` again at `target` with every table's rows stored in reverse order: a query whose answer
+    depends on the order rows are stored in answers otherwise there.
+
+    An INTEGER PRIMARY KEY orders a table's rows by itself in SQLite, so the twin declares it INT PRIMARY KEY (the
+    same key, kept unique by an index, no longer the row's place)."""
     shapes, rows = read_tables(source)
-    shutil.copyfile(source, target)
-    write_rows(target, {s.name: (s.columns, rows[s.name][::-1]) for s in shapes})
+    conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    try:
+        schema = conn.execute(
+            "SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+        ).fetchall()
+    finally:
+        conn.close()
+    target.unlink(missing_ok=True)
+    twin = sqlite3.connect(target)
+    try:
+        with twin:
+            for kind, sql in schema:
+                if kind == "table":
+                    sql = re.sub(r"\bINTEGER(\s+PRIMARY\s+KEY)", r"INT\1", sql, flags=re.IGNORECASE)
+                    sql = re.sub(r"\s+AUTOINCREMENT\b", "", sql, flags=re.IGNORECASE)
+                    twin.execute(sql)
+            for shape in shapes:
+                marks = ", ".join("?" for _ in shape.columns)
+                columns = ", ".join(map(_quote, shape.columns))
+                insert = f"INSERT OR IGNORE INTO {_quote(shape.name)} ({columns}) VALUES ({marks})"
+                twin.executemany(insert, rows[shape.name][::-1])
+            for kind, sql in schema:
+                if kind != "table":
+                    twin.execute(sql)
+    finally:
+        twin.close()

@@ -21,12 +21,12 @@ from biarena.db import DatabasePool, QueryResult, SqlProblem
 from biarena.metrics.columns import Tolerance
 from biarena.metrics.database_fuzzer import fuzz_database, reversed_twin
 from biarena.metrics.execution_match import results_match
-from biarena.metrics.sql_mutations import mutants
+from biarena.metrics.sql_mutations import mutants, numbers_in
 from biarena.records import Benchmark, Question
 
 SUITE_VERSION = "1"
 """Bumped when the way neighbours are made changes: cached suites are then built again."""
-CANDIDATES_PER_NEIGHBOUR = 2
+CANDIDATES_PER_NEIGHBOUR = 3
 """Fuzzed candidates made per neighbour kept."""
 
 Simulator = Callable[[Path, int], None]
@@ -225,10 +225,11 @@ def _distil(
     domain = _domain(source)
     questions = [q for q in benchmark.questions if q.database == name and q.gold_sql]
     pairs = [(q, g, m) for q in questions for g in q.gold_sql[:1] for m in mutants(g, domain=domain, seed=seed)]
+    literals = sorted({n for q in questions for g in q.gold_sql for n in numbers_in(g, pool.source_dialect(name))})
     candidates = []
     for c in range(max(k, k * CANDIDATES_PER_NEIGHBOUR)):
         path = staging / f"{name}.c{c}.sqlite"
-        fuzz_database(source, path, seed * 1000 + 1 + c)
+        fuzz_database(source, path, seed * 1000 + 1 + c, literals)
         candidates.append(path)
     kills: list[set[int]] = []
     for c, path in enumerate(candidates):

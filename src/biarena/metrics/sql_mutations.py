@@ -105,3 +105,19 @@ def mutants(
     unique = [t for t in dict.fromkeys(texts) if t != original]
     random.Random(seed).shuffle(unique)
     return unique[:limit]
+
+
+def numbers_in(sql: str, dialect: str = "sqlite") -> list[float]:
+    """The numeric literals of `sql` (none when it does not parse)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError):
+        return []
+    found = []
+    for literal in tree.find_all(exp.Literal) if tree is not None else []:
+        if not literal.is_string:
+            try:
+                found.append(float(literal.this))
+            except ValueError:
+                continue
+    return found

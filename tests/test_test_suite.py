@@ -53,7 +53,7 @@ def test_a_fuzzed_neighbour_keeps_schema_keys_and_domains(tmp_path: Path) -> Non
     schema = "SELECT sql FROM sqlite_master ORDER BY name"
     with sqlite3.connect(source) as before, sqlite3.connect(tmp_path / "a.sqlite") as after:
         assert before.execute(schema).fetchall() == after.execute(schema).fetchall()
-    shapes, original = read_tables(source)
+    _, original = read_tables(source)
     _, fuzzed = read_tables(tmp_path / "a.sqlite")
     assert read_tables(tmp_path / "b.sqlite")[1] == fuzzed  # seeded: the same seed, the same rows
     assert fuzzed != original

@@ -126,11 +126,16 @@ def test_a_new_contract_scores_an_old_run_from_its_kept_results(tmp_path: Path) 
         first = [get_scorer(n)(question, answer, context)[0].value for n in ("execution_accuracy", "execution")]
         assert first == [0.0, 1.0]
         later = ScoringContext(bench, _Refusing(bench), kept=store)
-        for name, expected in (("execution_accuracy", 0.0), ("execution_accuracy[bird]", 1.0)):
-            assert get_scorer(name)(question, answer, later)[0].value == expected
-        # Spider's contract takes DISTINCT out of both queries: those are other statements, not kept yet
-        with pytest.raises(AssertionError, match="was opened"):
-            get_scorer("execution_accuracy[spider]")(question, answer, later)
+        for name, expected in (
+            ("execution_accuracy", 0.0),
+            ("execution_accuracy[bird]", 1.0),
+            ("execution_accuracy[spider]", 1.0),  # DISTINCT out of the gold: the same 5 rows (kept at the first pass)
+            ("execution_accuracy[spider-keep-distinct]", 0.0),
+        ):
+            assert get_scorer(name)(question, answer, later)[0].value == expected, name
+        other = _answer(question, "SELECT name FROM city")
+        with pytest.raises(AssertionError, match="was opened"):  # an answer never scored: nothing kept to read
+            get_scorer("execution_accuracy[bird]")(question, other, later)
     finally:
         store.close()
 

@@ -71,7 +71,8 @@ def score(
         min=1,
         max=100,
         help="Also score test-suite accuracy: the answer must match the gold on the database and on K neighbour "
-        "databases (built once and cached), under each --contract (default biarena).",
+        "databases (built once and cached), under each --contract (default biarena); stored as test_suite_accuracy "
+        "(test_suite_accuracy[NAME] under another contract).",
     ),
     rescore: bool = flag("--rescore", "Score again answers already scored."),
     benchmark_arg: str | None = typer.Option(

@@ -1,6 +1,6 @@
-"""`test_suite_accuracy[CONTRACT]`: the answer matches the gold, under a contract, on the benchmark's database and
-on each of K neighbour databases (Zhong et al. 2020), so a wrong filter that happens to return the right rows on one
-database does not pass."""
+"""`test_suite_accuracy` (`test_suite_accuracy[CONTRACT]` under a contract other than biarena): the answer matches
+the gold, under the contract, on the benchmark's database and on each of K neighbour databases (Zhong et al. 2020),
+so a wrong filter that happens to return the right rows on one database does not pass."""
 
 import threading
 from typing import Any
@@ -11,7 +11,7 @@ from biarena.db import DatabasePool, SqlProblem
 from biarena.metrics.context import ScoringContext
 from biarena.metrics.contract_match import contract_score, order_matters
 from biarena.metrics.contracts import DEFAULT_CONTRACT, ResultContract, contract_named
-from biarena.metrics.execution_accuracy import best_under, contract_results
+from biarena.metrics.execution_accuracy import best_under, contract_results, contract_score_name
 from biarena.metrics.neighbour_suite import NeighbourSuite, suite_for
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.options import Options
@@ -41,11 +41,12 @@ class TestSuiteOptions(Options):
 def suite_info(contract: ResultContract) -> ScoreInfo:
     """The declaration of test-suite accuracy under `contract`."""
     return ScoreInfo(
-        f"{BASE}[{contract.name}]",
-        f"TS[{contract.name}]",
+        contract_score_name(BASE, contract.name),
+        "TS" if contract.name == DEFAULT_CONTRACT else f"TS[{contract.name}]",
         f"test-suite accuracy under the {contract.name} contract: the answer matches the gold on the benchmark's "
         "database and on every neighbour database",
         needs=frozenset({"gold_sql", "database"}),
+        headline=True,
     )
 
 
@@ -53,7 +54,7 @@ class TestSuiteAccuracyScorer(MetricScorer):
     """Execution accuracy on the benchmark's database and on K neighbours, all of which must pass."""
 
     __test__ = False  # not a pytest class, whatever its name
-    name = f"{BASE}[{DEFAULT_CONTRACT}]"
+    name = BASE
     version = "1"
     Options = TestSuiteOptions
     variant_option = "contract"
@@ -63,7 +64,7 @@ class TestSuiteAccuracyScorer(MetricScorer):
         super().__init__(options, **values)
         chosen: TestSuiteOptions = self.options  # type: ignore[assignment]
         self.contract = contract_named(chosen.contract)
-        self.name = f"{BASE}[{self.contract.name}]"
+        self.name = contract_score_name(BASE, self.contract.name)
         self.infos = (suite_info(self.contract),)
         self._lock = threading.Lock()
         self._suite: tuple[int, NeighbourSuite, list[ScoringContext], list[ScoringContext]] | None = None

@@ -131,6 +131,9 @@ CONTRACTS: dict[str, ResultContract] = {
 
 DEFAULT_CONTRACT = "biarena"
 
+ContractName = Literal[tuple(CONTRACTS)]  # type: ignore[valid-type]
+"""A named contract, as an option's type (a bad name is refused with the list of good ones)."""
+
 
 def contract_named(name: str) -> ResultContract:
     """The contract called `name` (NotFoundError, with a suggestion, for an unknown one)."""

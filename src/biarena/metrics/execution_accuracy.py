@@ -6,12 +6,10 @@ from a scorer of that name, so several contracts sit side by side in one run.
 
 from typing import Any
 
-from pydantic import field_validator
-
 from biarena.db import SqlProblem
 from biarena.metrics.context import Outcome, ScoringContext, orders_rows
 from biarena.metrics.contract_match import contract_score, order_matters, remove_distinct
-from biarena.metrics.contracts import DEFAULT_CONTRACT, ResultContract, contract_named
+from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract, contract_named
 from biarena.metrics.execution_match import results_match
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.options import Options
@@ -24,14 +22,8 @@ BASE = "execution_accuracy"
 class ExecutionAccuracyOptions(Options):
     """Which definition of "the same result" the score uses."""
 
-    contract: str = DEFAULT_CONTRACT
+    contract: ContractName = DEFAULT_CONTRACT
     """The result contract: biarena (the default), spider, spider-keep-distinct, bird, bird-f1, spider2, strict."""
-
-    @field_validator("contract")
-    @classmethod
-    def _known(cls, value: str) -> str:
-        contract_named(value)
-        return value
 
 
 def contract_score_name(base: str, contract: str) -> str:

@@ -5,12 +5,12 @@ so a wrong filter that happens to return the right rows on one database does not
 import threading
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from biarena.db import DatabasePool, SqlProblem
 from biarena.metrics.context import ScoringContext
 from biarena.metrics.contract_match import contract_score, order_matters
-from biarena.metrics.contracts import DEFAULT_CONTRACT, ResultContract, contract_named
+from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract, contract_named
 from biarena.metrics.execution_accuracy import best_under, contract_results, contract_score_name
 from biarena.metrics.neighbour_suite import NeighbourSuite, suite_for
 from biarena.metrics.scorer import MetricScorer, make_score
@@ -24,18 +24,12 @@ BASE = "test_suite_accuracy"
 class TestSuiteOptions(Options):
     """The contract answers are held to, and the suite's size and seed."""
 
-    contract: str = DEFAULT_CONTRACT
+    contract: ContractName = DEFAULT_CONTRACT
     """The result contract on every database (see `execution_accuracy`'s)."""
     k: int = Field(10, ge=1, le=100)
     """Neighbour databases besides the benchmark's own."""
     seed: int = 0
     """Seed of the neighbours (the same seed gives the same suite)."""
-
-    @field_validator("contract")
-    @classmethod
-    def _known(cls, value: str) -> str:
-        contract_named(value)
-        return value
 
 
 def suite_info(contract: ResultContract) -> ScoreInfo:

@@ -12,6 +12,7 @@ import json
 import shutil
 import sqlite3
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,8 +148,8 @@ def suite_for(
     if manifest.is_file():
         return NeighbourSuite.from_json(manifest.read_text(encoding="utf-8"))
     started = time.perf_counter()
-    staging = home.with_name(f".{fingerprint}.building")
-    shutil.rmtree(staging, ignore_errors=True)
+    # each build in a folder of its own: two processes building the same suite do not write into each other's
+    staging = home.with_name(f".{fingerprint}.{uuid.uuid4().hex[:8]}.building")
     staging.mkdir(parents=True)
     suite = NeighbourSuite(fingerprint, [Neighbour({}, {}) for _ in range(k)])
     for name in sorted(benchmark.databases):
@@ -173,8 +174,10 @@ def suite_for(
             suite.neighbours[i].twins[name] = str(home / f"{name}.n{i}.twin.sqlite")
     suite.build_seconds = time.perf_counter() - started
     (staging / "suite.json").write_text(suite.to_json(), encoding="utf-8")
-    shutil.rmtree(home, ignore_errors=True)
-    staging.rename(home)
+    try:
+        staging.rename(home)
+    except OSError:  # another process finished the same suite first: its files are the same
+        shutil.rmtree(staging, ignore_errors=True)
     return suite
 
 

@@ -15,7 +15,8 @@ def scorer_infos(scorer: str) -> tuple[ScoreInfo, ...]:
     factory = SCORERS.get(scorer) or variant_factory(scorer)
     if factory is None:
         return ()
-    key = (scorer, factory)
+    # a variant (`execution_accuracy[bird]`) is remembered by its base scorer's factory, made afresh each time
+    key = (scorer, SCORERS.get(scorer) or SCORERS[scorer.partition("[")[0]])
     if key not in _MADE:
         try:
             _MADE[key] = tuple(factory().infos)

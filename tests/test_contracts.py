@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from biarena.db import QueryResult
 from biarena.errors import NotFoundError
-from biarena.metrics.contract_match import contract_score, order_matters, remove_distinct
+from biarena.metrics.contract_match import condition_columns, contract_score, order_matters, remove_distinct
 from biarena.metrics.contracts import CONTRACTS, contract_named, split_contract_names
 from biarena.records import Question
 from tests.conftest import ROOT
@@ -40,10 +40,11 @@ def test_every_preset_has_a_golden_file() -> None:
 def test_golden_case(preset: str, case: dict) -> None:
     contract = contract_named(preset)
     sql = case.get("gold_sql", "SELECT a FROM t")
-    flag = {"ignore_order": case["ignore_order"]} if "ignore_order" in case else None
-    question = Question(id="q", text="t", database="d", evidence=flag)
+    flags = {key: case[key] for key in ("ignore_order", "condition_cols") if key in case}
+    question = Question(id="q", text="t", database="d", evidence=flags or None)
     ordered = order_matters(contract, sql, "sqlite", question)
-    value = contract_score(contract, _result(case["pred"]), _result(case["gold"]), ordered=ordered)
+    chosen = condition_columns(question)
+    value = contract_score(contract, _result(case["pred"]), _result(case["gold"]), ordered=ordered, gold_columns=chosen)
     assert value == pytest.approx(case["expect"], abs=1e-6), case["rule"]
 
 

@@ -35,6 +35,14 @@ def order_matters(contract: ResultContract, gold_sql: str, dialect: str, questio
     return orders_rows(gold_sql, dialect)
 
 
+def condition_columns(question: Question | None) -> list[int] | None:
+    """The gold columns a question says to compare (its evidence `condition_cols`, as Spider 2.0 gives them)."""
+    found = (question.evidence or {}).get("condition_cols") if question is not None else None
+    if isinstance(found, list) and found and all(isinstance(i, int) for i in found):
+        return found
+    return None
+
+
 def remove_distinct(sql: str, dialect: str = "sqlite") -> str:
     """`sql` with every DISTINCT taken out (of SELECT and of aggregates), as Spider's evaluator runs queries."""
     try:
@@ -62,17 +70,20 @@ def contract_score(
     *,
     ordered: bool,
     tolerance: Tolerance | None = None,
+    gold_columns: list[int] | None = None,
 ) -> float:
     """1.0 when `predicted` holds the gold's answer under `contract` (else 0.0); Soft-F1 for a graded contract.
 
-    `ordered` says whether row order matters (see `order_matters`); `tolerance` is biarena's rounding rule."""
+    `ordered` says whether row order matters (see `order_matters`); `tolerance` is biarena's rounding rule;
+    `gold_columns`, for a gold_subset contract, the gold columns that must be found (Spider 2.0's condition_cols;
+    all when None)."""
     if contract.score == "soft_f1":
         return soft_f1([_cells(r, contract) for r in predicted.rows], [_cells(r, contract) for r in gold.rows])
     if contract.numbers == "rounding_aware":
         tolerance = tolerance or Tolerance(max_decimals=contract.decimals)
         return float(results_match(predicted, gold, ordered=ordered, tolerance=tolerance))
     if contract.columns == "gold_subset":
-        return float(_columns_found(contract, predicted, gold, ordered))
+        return float(_columns_found(contract, predicted, gold, ordered, gold_columns))
     return float(_rows_equal(contract, predicted, gold, ordered))
 
 
@@ -220,8 +231,12 @@ def _may_pair(contract: ResultContract, pred: tuple, gold: tuple, ordered: bool)
 # --- each gold column found among the predicted ones (Spider 2.0) ---------------------------------------------
 
 
-def _columns_found(contract: ResultContract, predicted: QueryResult, gold: QueryResult, ordered: bool) -> bool:
+def _columns_found(
+    contract: ResultContract, predicted: QueryResult, gold: QueryResult, ordered: bool, chosen: list[int] | None
+) -> bool:
     gold_cols = _vectors(gold, contract)
+    if chosen:
+        gold_cols = [gold_cols[i] for i in chosen if 0 <= i < len(gold_cols)]
     pred_cols = _vectors(predicted, contract)
     if not ordered:
         gold_cols = [sorted(v, key=_vector_key) for v in gold_cols]

@@ -8,7 +8,7 @@ from typing import Any
 
 from biarena.db import SqlProblem
 from biarena.metrics.context import Outcome, ScoringContext, orders_rows
-from biarena.metrics.contract_match import contract_score, order_matters, remove_distinct
+from biarena.metrics.contract_match import condition_columns, contract_score, order_matters, remove_distinct
 from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract, contract_named
 from biarena.metrics.execution_match import results_match
 from biarena.metrics.scorer import MetricScorer, make_score
@@ -70,7 +70,14 @@ def best_under(
     best = (0.0, -1, False)
     for index, (sql, gold) in enumerate(golds):
         ordered = order_matters(contract, sql, dialect, question)
-        value = contract_score(contract, outcome, gold, ordered=ordered, tolerance=context.tolerance)
+        value = contract_score(
+            contract,
+            outcome,
+            gold,
+            ordered=ordered,
+            tolerance=context.tolerance,
+            gold_columns=condition_columns(question),
+        )
         if value > best[0]:
             best = (value, index, ordered)
         if value >= 1.0:

@@ -159,3 +159,31 @@ def test_score_contract_and_suite_on_the_command_line(tmp_path: Path, home: Path
     assert values[("q2", "execution_accuracy[bird]")] == 0.0 and values[("q2", "execution_accuracy[spider]")] == 1.0
     bad = cli("score", run, "--contract", "brid")
     assert bad.returncode == 2 and "unknown contract 'brid'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_wrong_literal_fails_the_suite_on_a_fuzzed_duckdb_database(tmp_path: Path, home: Path) -> None:
+    import duckdb
+
+    path = tmp_path / "cities.duckdb"
+    with duckdb.connect(str(path)) as conn:
+        conn.execute("CREATE TABLE city (city_id INTEGER PRIMARY KEY, name TEXT NOT NULL, population INTEGER)")
+        conn.execute("CREATE TABLE visit (city_id INTEGER REFERENCES city (city_id), visitors INTEGER)")
+        cities = [(1, "Dublin", 592000), (2, "London", 8900000), (3, "Paris", 2100000), (4, "Munich", 1500000)]
+        conn.executemany("INSERT INTO city VALUES (?, ?, ?)", cities)
+        conn.executemany("INSERT INTO visit VALUES (?, ?)", [(i % 4 + 1, i * 10) for i in range(40)])
+    question = Question(id="q", text="Big cities?", database="cities", gold_sql=[GOLD])
+    bench = Benchmark(
+        name="duck", databases={"cities": DatabaseRef(path=str(path), dialect="duckdb")}, questions=[question]
+    )
+    bench = load_benchmark(save_benchmark(bench, tmp_path / "bench"))
+    context = ScoringContext(bench, DatabasePool(bench))
+    try:
+        assert _value("execution_accuracy", question, LUCKY, context).value == 1.0
+        assert _value("test_suite_accuracy", question, LUCKY, context, k=3).value == 0.0
+        assert _value("test_suite_accuracy", question, GOLD, context, k=3).value == 1.0
+        suite = suite_for(bench, context.databases, 3)
+        assert suite.methods == {"cities": "fuzzer"}
+        _, fuzzed = read_tables(Path(suite.neighbours[0].databases["cities"]))
+        assert {row[0] for row in fuzzed["visit"]} <= {1, 2, 3, 4}  # foreign keys hold
+    finally:
+        context.databases.close()

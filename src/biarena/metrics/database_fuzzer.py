@@ -1,5 +1,6 @@
-"""fuzz_database: a neighbour of an SQLite database: the same schema, keys, column types and value domains, with
-values moved within their domains, rows dropped and duplicated, NULLs and ties added, and rows in another order."""
+"""fuzz_database: a neighbour of an SQLite or DuckDB database: the same schema, keys, column types and value
+domains, with values moved within their domains, rows dropped and duplicated, NULLs and ties added, and rows in
+another order."""
 
 import random
 import re
@@ -164,8 +165,82 @@ def write_rows(path: Path, tables: dict[str, tuple[list[str], list[tuple]]]) -> 
         conn.close()
 
 
+def is_duckdb(path: Path) -> bool:
+    """True for a DuckDB file (by its suffix, as biarena opens it)."""
+    return path.suffix.lower() in (".duckdb", ".ddb")
+
+
+def _duckdb_tables(path: Path) -> tuple[list[TableShape], dict[str, list[tuple]]]:
+    import duckdb
+
+    conn = duckdb.connect(str(path), read_only=True)
+    try:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+                "AND table_type = 'BASE TABLE' ORDER BY table_name"
+            ).fetchall()
+        ]
+        constraints = conn.execute(
+            "SELECT table_name, constraint_type, constraint_column_names, referenced_table FROM duckdb_constraints()"
+        ).fetchall()
+        referenced = {c[3] for c in constraints if c[1] == "FOREIGN KEY"}
+        shapes, rows = [], {}
+        for name in names:
+            info = conn.execute(
+                "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+                "WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
+                [name],
+            ).fetchall()
+            primary = {c for row in constraints if row[0] == name and row[1] == "PRIMARY KEY" for c in row[2]}
+            foreign = {c for row in constraints if row[0] == name and row[1] == "FOREIGN KEY" for c in row[2]}
+            types = {row[0]: row[1] for row in info}
+            single = next(iter(primary)) if len(primary) == 1 else None
+            shapes.append(
+                TableShape(
+                    name=name,
+                    columns=[row[0] for row in info],
+                    primary=primary,
+                    keys=primary | foreign,
+                    nullable={row[0] for row in info if row[2] == "YES" and row[0] not in primary},
+                    integer_key=single if single and "INT" in types[single].upper() else None,
+                    referenced=name in referenced,
+                )
+            )
+            rows[name] = conn.execute(f"SELECT {', '.join(map(_quote, types))} FROM {_quote(name)}").fetchall()
+        return shapes, rows
+    finally:
+        conn.close()
+
+
+def _write_duckdb(path: Path, shapes: list[TableShape], tables: dict[str, list[tuple]]) -> None:
+    """Replace the rows of a DuckDB file's tables: children emptied first, parents filled first (foreign keys)."""
+    import duckdb
+
+    order = [s for s in shapes if s.referenced] + [s for s in shapes if not s.referenced]
+    conn = duckdb.connect(str(path))
+    try:
+        for shape in reversed(order):
+            conn.execute(f"DELETE FROM {_quote(shape.name)}")
+        for shape in order:
+            marks = ", ".join("?" for _ in shape.columns)
+            columns = ", ".join(map(_quote, shape.columns))
+            insert = f"INSERT OR IGNORE INTO {_quote(shape.name)} ({columns}) VALUES ({marks})"
+            for row in tables[shape.name]:
+                try:
+                    conn.execute(insert, list(row))
+                except duckdb.Error:
+                    continue  # a row a constraint refuses is left out
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+
+
 def read_tables(path: Path) -> tuple[list[TableShape], dict[str, list[tuple]]]:
-    """The tables of an SQLite file and their rows (in rowid order)."""
+    """The tables of an SQLite (or DuckDB) file and their rows (in storage order)."""
+    if is_duckdb(path):
+        return _duckdb_tables(path)
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         shapes = table_shapes(conn)
@@ -184,7 +259,11 @@ def fuzz_database(source: Path, target: Path, seed: int, literals: list[float] |
     rng = random.Random(seed)
     shapes, rows = read_tables(source)
     shutil.copyfile(source, target)
-    write_rows(target, {s.name: (s.columns, _perturbed_rows(s, rows[s.name], rng, literals)) for s in shapes})
+    perturbed = {s.name: _perturbed_rows(s, rows[s.name], rng, literals) for s in shapes}
+    if is_duckdb(source):
+        _write_duckdb(target, shapes, perturbed)
+        return
+    write_rows(target, {s.name: (s.columns, perturbed[s.name]) for s in shapes})
 
 
 def reversed_twin(source: Path, target: Path) -> None:
@@ -194,6 +273,10 @@ def reversed_twin(source: Path, target: Path) -> None:
     An INTEGER PRIMARY KEY orders a table's rows by itself in SQLite, so the twin declares it INT PRIMARY KEY (the
     same key, kept unique by an index, no longer the row's place)."""
     shapes, rows = read_tables(source)
+    if is_duckdb(source):  # DuckDB scans rows in the order they were written, whatever the keys
+        shutil.copyfile(source, target)
+        _write_duckdb(target, shapes, {name: found[::-1] for name, found in rows.items()})
+        return
     conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     try:
         schema = conn.execute(

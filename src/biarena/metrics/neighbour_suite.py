@@ -10,7 +10,6 @@ determine it). A suite is built once, seeded and deterministic, and cached under
 import hashlib
 import json
 import shutil
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from pathlib import Path
 from biarena.benchmarks.builtin import cache_dir
 from biarena.db import DatabasePool, QueryResult, SqlProblem
 from biarena.metrics.columns import Tolerance
-from biarena.metrics.database_fuzzer import fuzz_database, reversed_twin
+from biarena.metrics.database_fuzzer import fuzz_database, is_duckdb, read_tables, reversed_twin
 from biarena.metrics.execution_match import results_match
 from biarena.metrics.sql_mutations import mutants, numbers_in
 from biarena.records import Benchmark, Question
@@ -108,13 +107,15 @@ def _strip_generator_tables(path: Path) -> None:
     _strip_metadata(path)
 
 
-def _local_sqlite(pool: DatabasePool, name: str) -> Path | None:
+def _local_file(pool: DatabasePool, name: str) -> Path | None:
     location = pool.location(name)
     if "://" in location or location.startswith("sqlite:"):
         return None
     path = Path(location)
-    if not path.is_file() or path.suffix.lower() in (".duckdb", ".ddb"):
+    if not path.is_file():
         return None
+    if is_duckdb(path):
+        return path
     with path.open("rb") as handle:
         return path if handle.read(16) == b"SQLite format 3\x00" else None
 
@@ -123,7 +124,7 @@ def _fingerprint(benchmark: Benchmark, pool: DatabasePool, k: int, seed: int) ->
     digest = hashlib.sha256(f"{SUITE_VERSION}\0{benchmark.name}\0{benchmark.source_format}\0{k}\0{seed}".encode())
     for name in sorted(benchmark.databases):
         digest.update(name.encode())
-        path = _local_sqlite(pool, name)
+        path = _local_file(pool, name)
         if path is not None:
             with path.open("rb") as handle:
                 digest.update(hashlib.file_digest(handle, "sha256").digest())
@@ -154,7 +155,7 @@ def suite_for(
     suite = NeighbourSuite(fingerprint, [Neighbour({}, {}) for _ in range(k)])
     for name in sorted(benchmark.databases):
         simulator = simulator_for(benchmark, name)
-        source = _local_sqlite(pool, name)
+        source = _local_file(pool, name)
         if simulator is not None:
             suite.methods[name] = "simulator"
             for i in range(k):
@@ -163,15 +164,16 @@ def suite_for(
             suite.methods[name] = "fuzzer"
             suite.mutants[name] = _distil(benchmark, pool, name, source, staging, k, seed, tell)
         else:
-            suite.unsupported[name] = "neighbours are made for SQLite files only"
+            suite.unsupported[name] = "neighbours are made for SQLite and DuckDB files only"
             continue
         if tell:
             tell(f"{name}: {k} neighbours ({suite.methods[name]})")
         for i in range(k):
-            path = staging / f"{name}.n{i}.sqlite"
-            reversed_twin(path, staging / f"{name}.n{i}.twin.sqlite")
+            suffix = source.suffix if suite.methods[name] == "fuzzer" and source is not None else ".sqlite"
+            path = staging / f"{name}.n{i}{suffix}"
+            reversed_twin(path, staging / f"{name}.n{i}.twin{suffix}")
             suite.neighbours[i].databases[name] = str(home / path.name)
-            suite.neighbours[i].twins[name] = str(home / f"{name}.n{i}.twin.sqlite")
+            suite.neighbours[i].twins[name] = str(home / f"{name}.n{i}.twin{suffix}")
     suite.build_seconds = time.perf_counter() - started
     (staging / "suite.json").write_text(suite.to_json(), encoding="utf-8")
     try:
@@ -183,18 +185,16 @@ def suite_for(
 
 def _domain(source: Path) -> Callable[[str], list]:
     """Up to 20 distinct values of each column, by column name, across the database's tables."""
-    conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     values: dict[str, list] = {}
-    try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        for table in tables:
-            quoted = '"' + table.replace('"', '""') + '"'
-            for column in [r[1] for r in conn.execute(f"PRAGMA table_info({quoted})")]:
-                name = '"' + column.replace('"', '""') + '"'
-                found = conn.execute(f"SELECT DISTINCT {name} FROM {quoted} WHERE {name} IS NOT NULL LIMIT 20")
-                values.setdefault(column.lower(), []).extend(r[0] for r in found)
-    finally:
-        conn.close()
+    shapes, rows = read_tables(source)
+    for shape in shapes:
+        for index, column in enumerate(shape.columns):
+            seen = values.setdefault(column.lower(), [])
+            for row in rows[shape.name]:
+                if len(seen) >= 20:
+                    break
+                if row[index] is not None and row[index] not in seen:
+                    seen.append(row[index])
     return lambda column: values.get(column.lower(), [])
 
 
@@ -231,7 +231,7 @@ def _distil(
     literals = sorted({n for q in questions for g in q.gold_sql for n in numbers_in(g, pool.source_dialect(name))})
     candidates = []
     for c in range(max(k, k * CANDIDATES_PER_NEIGHBOUR)):
-        path = staging / f"{name}.c{c}.sqlite"
+        path = staging / f"{name}.c{c}{source.suffix}"
         fuzz_database(source, path, seed * 1000 + 1 + c, literals)
         candidates.append(path)
     kills: list[set[int]] = []
@@ -258,7 +258,7 @@ def _distil(
         chosen.append(best)
         covered |= kills[best]
     for i, c in enumerate(chosen):
-        candidates[c].rename(staging / f"{name}.n{i}.sqlite")
+        candidates[c].rename(staging / f"{name}.n{i}{source.suffix}")
     for path in candidates:
         path.unlink(missing_ok=True)
     return [len(covered), len(pairs)]

@@ -1,10 +1,11 @@
 """neighbour_suite: K neighbour databases per benchmark database, for test-suite accuracy (Zhong et al. 2020).
 
 A database a simulator built (bis-synth, corgi-synth) gets the same spec generated at other seeds. Any other SQLite
-database gets fuzzed neighbours (`database_fuzzer`), of which the suite keeps those that tell the gold queries apart
-from their near misses (`sql_mutations`), chosen greedily as the paper distils its suite. Each neighbour has a twin
-with its rows stored in reverse order, on which a gold query must give the same answer (else the data do not
-determine it). A suite is built once, seeded and deterministic, and cached under a fingerprint of what it depends on.
+or DuckDB database gets fuzzed neighbours (`database_fuzzer`), of which the suite keeps those that tell the gold
+queries apart from their near misses (`sql_mutations`), chosen greedily as the paper distils its suite. Each
+neighbour has a twin with its rows stored in reverse order, on which a gold query must give the same answer (else the
+data do not determine it). A suite is built once, seeded and deterministic, and cached under a fingerprint of what it
+depends on.
 """
 
 import hashlib

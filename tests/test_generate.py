@@ -116,6 +116,8 @@ def planted_benchmark(tmp_path: Path, sales_db: Path) -> Benchmark:
         q("para-1", "Total units sold?", "SELECT sum(qty) FROM sales", group="units"),
         q("para-2", "How many units were sold in total?", "SELECT count(qty) FROM sales", group="units"),
         q("clock", "What is the date today?", "SELECT date('now')"),
+        q("tied-order", "Cities by country?", "SELECT name, country FROM city ORDER BY country"),
+        q("null-order", "Cities by size?", "SELECT name, NULLIF(population, 592000) AS p FROM city ORDER BY p"),
     ]
     benchmark = Benchmark(name="planted", databases={"sales": DatabaseRef(path=str(sales_db))}, questions=questions)
     return load_benchmark(save_benchmark(benchmark, tmp_path / "planted"))
@@ -133,15 +135,23 @@ def test_audit_finds_every_planted_problem(tmp_path: Path, sales_db: Path) -> No
         ("unordered", "top_without_order"),
         ("para-2", "phrasing_disagreement"),
         ("clock", "clock_dependent"),
+        ("tied-order", "order_ties"),
+        ("null-order", "order_nulls"),
     }
     assert expected <= found
     assert {kind for _, kind in expected} == set(KINDS)
     assert not [f for f in findings if f.question_id == "sound"]
 
 
-def test_audit_finds_nothing_on_bis_synth(bis_synth_dir: Path) -> None:
+def test_audit_finds_on_bis_synth_only_the_top_hosts_that_tie(bis_synth_dir: Path) -> None:
     benchmark = load_benchmark(bis_synth_dir)
-    assert audit_benchmark(benchmark, DatabasePool(benchmark)) == []
+    findings = audit_benchmark(benchmark, DatabasePool(benchmark))
+    # two hosts share the 0.74 maximum among the top 5: which comes first is not determined by the data
+    assert {(f.question_id, f.kind) for f in findings} == {
+        ("ops/top_bottom/002/en", "order_ties"),
+        ("ops/top_bottom/002/zh", "order_ties"),
+    }
+    assert all("0.74" in f.detail for f in findings)
 
 
 def test_audit_cli_exit_codes_and_json(tmp_path: Path, sales_db: Path, bis_synth_dir: Path) -> None:
@@ -153,9 +163,9 @@ def test_audit_cli_exit_codes_and_json(tmp_path: Path, sales_db: Path, bis_synth
     assert result.returncode == 1
     payload = json.loads(result.stdout)
     assert payload["by_kind"]["limit_ties"] == 1 and payload["problems"] >= 7
-    clean = biarena("audit", "bis-synth")
-    assert clean.returncode == 0, clean.stdout
-    assert "0 of" in clean.stderr
+    tied = biarena("audit", "bis-synth")
+    assert tied.returncode == 1, tied.stdout
+    assert "2 of 231" in tied.stderr
 
 
 def test_generate_and_build_commands(tmp_path: Path, sales_db: Path) -> None:

@@ -78,8 +78,8 @@ def test_an_old_run_moves_its_scores_and_traces_into_one_table(old_run: Path) ->
     with sqlite3.connect(old_run) as conn:
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-    assert version == len(MIGRATIONS) == 3
-    assert "results" in tables and not tables & {"scores", "traces"}
+    assert version == len(MIGRATIONS) == 4
+    assert {"results", "statement_results"} <= tables and not tables & {"scores", "traces"}
     by_scorer = Counter(r.scorer for r in results)
     assert by_scorer == {
         "execution": 10,

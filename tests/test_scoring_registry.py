@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from biarena.arena.catalog import system_from_run
+from biarena.metrics import MetricScorer
 from biarena.metrics.summary import counted_scores, overall
 from biarena.records import Answer, Question, Score, SystemSpec
 from biarena.report.run_data import RunData
@@ -26,7 +27,9 @@ def test_every_score_is_declared_once_with_a_label_and_every_scorer_has_a_headli
     for name in SCORERS:
         made = SCORERS[name]()
         assert made.name == name and any(info.headline for info in made.infos)
-        assert {info.kind for info in made.infos} == ({"judge"} if name not in default_scorers() else {"metric"})
+        metric = isinstance(made, MetricScorer)  # the default ones, and test-suite accuracy (run when asked)
+        assert metric == (name in default_scorers()) or name == "test_suite_accuracy"
+        assert {info.kind for info in made.infos} == ({"metric"} if metric else {"judge"})
     assert default_scorers() == ["execution", "execution_accuracy", "semantic_similarity", "result_similarity"]
     assert scorer_infos("no-such-scorer") == ()
 

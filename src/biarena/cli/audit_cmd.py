@@ -22,7 +22,10 @@ def audit(
     sandbox: list[str] | None = SANDBOX,
     allow_superuser: bool = ALLOW_SUPERUSER,
 ) -> None:
-    """Check every gold query: failures, empty results, string aggregates, ties, missing ORDER BY, clock."""
+    """Check every gold query: failures, empty results, string aggregates, ties, missing ORDER BY, clock.
+
+    Ties (LIMIT cutting through them, ORDER BY keys tying for rows that differ) and NULL ORDER BY keys without
+    NULLS FIRST/LAST leave the gold's answer open: each is shown with the rows concerned."""
     benchmark = resolve_benchmark(benchmark_arg)
     with_gold = sum(1 for q in benchmark.questions if q.gold_sql)
     if not with_gold:

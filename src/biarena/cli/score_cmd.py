@@ -25,6 +25,7 @@ from biarena.errors import FormatError, UsageError
 from biarena.llm import DEFAULT_MODEL, Model, get_model
 from biarena.llm.notices import Notice, listening
 from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
+from biarena.metrics.contracts import split_contract_names
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner import RunStore, benchmark_fingerprint
 from biarena.scoring import (
@@ -58,6 +59,24 @@ def score(
     ),
     options_file: Path | None = typer.Option(
         None, "--options", metavar="FILE.yaml", help="Scorers' options: a mapping SCORER: {NAME: VALUE} (-O wins)."
+    ),
+    contract: list[str] | None = typer.Option(
+        None,
+        "--contract",
+        metavar="NAME",
+        help="Also score execution accuracy under this result contract (repeatable or comma-separated): "
+        "biarena (the default), spider, spider-keep-distinct, bird, bird-f1, spider2, strict; stored as "
+        "execution_accuracy[NAME].",
+    ),
+    suite: int | None = typer.Option(
+        None,
+        "--suite",
+        metavar="K",
+        min=1,
+        max=100,
+        help="Also score test-suite accuracy: the answer must match the gold on the database and on K neighbour "
+        "databases (built once and cached), under each --contract (default biarena); stored as test_suite_accuracy "
+        "(test_suite_accuracy[NAME] under another contract).",
     ),
     rescore: bool = flag("--rescore", "Score again answers already scored."),
     benchmark_arg: str | None = typer.Option(
@@ -121,6 +140,8 @@ def score(
     names = list(asked)
     chosen = scorer_options(names, option, options_file)
     made = [get_scorer(name, noun, **_given(chosen, name)) for name, noun in asked.items()]
+    made += contract_scorers(contract, suite, {s.name for s in made})
+    names = [s.name for s in made]
     _check_judge_options(made, judge_model, rubric, max_calls, judge_model_option)
     model_options = judge_model_options(judge_model, judge_model_option, models_file, DEFAULT_MODEL)
     built: list[Model] = []
@@ -145,6 +166,7 @@ def score(
             context = ScoringContext(
                 benchmark=benchmark,
                 databases=pool,
+                kept=store,
                 tolerance=Tolerance(max_decimals=decimals),
                 budget=ScoringBudget(seconds=score_budget),
             )
@@ -180,6 +202,16 @@ def score(
         _say(f"{summary.unreached} judgements not made: the model's server did not answer; run the same command again")
     if summary.failed:
         _say(f"{summary.failed} failed: see why with biarena show {run_path} --trace QUESTION_ID")
+
+
+def contract_scorers(contracts: list[str] | None, suite: int | None, present: set[str]) -> list:
+    """The scorers --contract and --suite ask for: execution accuracy under each contract, and test-suite accuracy
+    of size `suite` under each (biarena when none is named); those already asked for are left out."""
+    names = split_contract_names(contracts)
+    made = [get_scorer(f"execution_accuracy[{name}]") for name in names]
+    if suite is not None:
+        made += [get_scorer(f"test_suite_accuracy[{name}]", k=suite) for name in names or ["biarena"]]
+    return [scorer for scorer in made if scorer.name not in present]
 
 
 def _given(chosen: dict, name: str) -> dict:

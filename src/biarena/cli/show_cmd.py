@@ -11,6 +11,7 @@ from rich.text import Text
 from biarena.cli.console import err, new_table, out, print_table, row
 from biarena.cli.options import LABELS, flag
 from biarena.report.comparison import Comparison, compare
+from biarena.report.contract_disagreement import disagreement_tables
 from biarena.report.judge_tables import judge_legend, judge_tables
 from biarena.report.paper_tables import paper_tables
 from biarena.report.run_data import read_runs
@@ -63,6 +64,11 @@ def _print_tables(comparison: Comparison, usage: bool) -> None:
         out.print(Text(legend(comparison)))
         if judged:
             out.print(Text(judge_legend(comparison)))
+        for title, headers, cells, _ in disagreement_tables(comparison):
+            table = new_table(title, [(h, "text") for h in headers])
+            for line in cells:
+                row(table, *line)
+            print_table(table)
 
 
 def show(

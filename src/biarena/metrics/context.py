@@ -13,6 +13,7 @@ from sqlglot.errors import SqlglotError
 from biarena.db import DatabasePool, PreparedStatement, QueryResult, SqlProblem
 from biarena.metrics.budget import ScoringBudget
 from biarena.metrics.columns import Column, Tolerance
+from biarena.metrics.kept_results import ResultKeeper, decode_outcome, encode_outcome
 from biarena.metrics.result_similarity import to_columns
 from biarena.records import Answer, Benchmark, Question
 
@@ -28,6 +29,8 @@ class ScoringContext:
     databases: DatabasePool
     tolerance: Tolerance = field(default_factory=Tolerance)
     budget: ScoringBudget = field(default_factory=ScoringBudget)
+    kept: ResultKeeper | None = None
+    """Where statement results are kept (the run file): found there, a statement is not run again."""
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     """Held by whatever runs statements or fills the caches while scorers run on several threads."""
     _results: dict[tuple[str, str, str], Outcome] = field(default_factory=dict, repr=False)
@@ -58,6 +61,10 @@ class ScoringContext:
     def run(self, question: Question, sql: str, *, gold: bool = False) -> Outcome:
         """Run `sql` on the question's database with its clock anchor; cached per statement."""
         key = (question.database, "gold" if gold else "answer", sql)
+        if key not in self._results and self.kept is not None:
+            body = self.kept.kept_result(self._kept_name(question.database), key[1], sql)
+            if body is not None:
+                self._results[key] = decode_outcome(body)
         if key not in self._results:
             statement = self.statement(question, sql, gold=gold)
             if isinstance(statement, SqlProblem):
@@ -68,7 +75,26 @@ class ScoringContext:
                     self._results[key] = db.execute(statement.text, prepared=statement)
                 except SqlProblem as problem:
                     self._results[key] = problem
+            # a timeout may not recur under other limits: it is run again next time
+            if self.kept is not None and getattr(self._results[key], "kind", None) != "timeout":
+                self.kept.keep_result(
+                    self._kept_name(question.database), key[1], sql, encode_outcome(self._results[key])
+                )
         return self._results[key]
+
+    def _kept_name(self, database: str) -> str:
+        """A database as kept results name it: its name and where it is read from (another location, other rows)."""
+        try:
+            return f"{database}@{self.databases.location(database)}"
+        except Exception:  # a database the benchmark no longer names: its results are found by name alone
+            return database
+
+    def engine_dialect(self, database: str) -> str:
+        """The dialect the database's engine runs (the benchmark's own when the database cannot be opened)."""
+        try:
+            return self.databases.get(database).dialect
+        except Exception:  # results kept in the run file are scored without the database
+            return self.databases.source_dialect(database)
 
     def prepared(self, question: Question, sql: str, *, gold: bool = False) -> str | None:
         """`sql` as the engine runs it (clock anchored, transpiled), or None when the sandbox refuses it."""

@@ -4,6 +4,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 import sqlglot
 from sqlglot import exp
@@ -19,6 +20,8 @@ KINDS: dict[str, str] = {
     "gold_empty": "gold returns no rows (or only NULLs)",
     "string_aggregate": "aggregate over a string literal, e.g. avg('col')",
     "limit_ties": "LIMIT cuts through tied values",
+    "order_ties": "ORDER BY keys tie for rows that differ: the answer's row order is not determined",
+    "order_nulls": "an ORDER BY key holds NULL without NULLS FIRST/LAST: engines place NULLs differently",
     "top_without_order": "a 'top N' question whose gold has no ORDER BY",
     "phrasing_disagreement": "phrasings of one question have different gold results",
     "clock_dependent": "results change with the clock but no clock anchor is set",
@@ -104,8 +107,53 @@ def limit_cuts_ties(tree: exp.Expression, run: Callable[[str], QueryResult], dia
         return None
     last, next_row = rows[k - 1], rows[k]
     if all(last[p] == next_row[p] for p in positions):
-        return f"row {k} and row {k + 1} tie on the ORDER BY key(s); LIMIT {k} keeps an arbitrary one"
+        width = len(tree.expressions)
+        tied = [r[:width] for r in rows if all(r[p] == last[p] for p in positions)]
+        return (
+            f"row {k} and row {k + 1} tie on the ORDER BY key(s); LIMIT {k} keeps an arbitrary one; "
+            f"tying rows: {_shown_rows(tied)}"
+        )
     return None
+
+
+def _shown_rows(rows: list[tuple], most: int = 4) -> str:
+    """Rows as a reader sees them, the first `most` of them."""
+    shown = ", ".join("(" + ", ".join("NULL" if v is None else repr(v) for v in row) + ")" for row in rows[:most])
+    return shown + (f" and {len(rows) - most} more" if len(rows) > most else "")
+
+
+def order_undetermined(
+    tree: exp.Expression, run: Callable[[str], QueryResult], dialect: str, sql: str
+) -> list[tuple[str, str]]:
+    """(kind, detail) of what leaves the top-level ORDER BY's row order open: keys that tie for rows that differ
+    (`order_ties`), keys holding NULL where `sql` does not say NULLS FIRST/LAST (`order_nulls`); each detail names
+    the rows."""
+    if not isinstance(tree, exp.Select) or not tree.args.get("order"):
+        return []
+    planned = _order_keys(tree)
+    if planned is None:
+        return []
+    probe, positions = planned
+    rows = run(probe.sql(dialect=dialect)).rows
+    width = len(tree.expressions)
+    groups: list[list[tuple]] = []
+    for before, after in pairwise(rows):
+        if all(before[p] == after[p] for p in positions) and before[:width] != after[:width]:
+            if groups and groups[-1][-1] == before[:width]:
+                groups[-1].append(after[:width])
+            else:
+                groups.append([before[:width], after[:width]])
+    found = []
+    if groups:
+        detail = f"{len(groups)} group(s) of rows tie on the ORDER BY key(s), e.g. {_shown_rows(groups[0])}"
+        found.append(("order_ties", detail))
+    nulls = [r[:width] for r in rows if any(r[p] is None for p in positions)]
+    if nulls and not _NULLS_WRITTEN.search(sql):
+        found.append(("order_nulls", f"{len(nulls)} row(s) with a NULL ORDER BY key, e.g. {_shown_rows(nulls, 2)}"))
+    return found
+
+
+_NULLS_WRITTEN = re.compile(r"\bNULLS\s+(FIRST|LAST)\b", re.IGNORECASE)
 
 
 def audit_benchmark(
@@ -166,6 +214,11 @@ def _audit_question(
             tie = None
         if tie:
             out.append(Finding(question.id, "limit_ties", label + tie))
+        try:
+            unsettled = order_undetermined(tree, run, dialect, sql)
+        except SqlProblem:
+            unsettled = []
+        out.extend(Finding(question.id, kind, label + detail) for kind, detail in unsettled)
         if anchor is None:
             moved = _moves_with_clock(run, sql, shift)
             if moved:

@@ -14,6 +14,7 @@ from biarena.records import Question, RunSpec
 from biarena.report.analysis import Analysis, analyse
 from biarena.report.answer_html import ANSWER_CSS, answer_html
 from biarena.report.comparison import ComparedRun
+from biarena.report.contract_disagreement import disagreement_tables
 from biarena.report.groups import readable
 from biarena.report.judge_check import CheckFigure
 from biarena.report.run_data import RunData, label_runs
@@ -279,6 +280,7 @@ def build_context(
         "interval_names": [(n, infos.label(n)) for n in analysis.names],
         "sections": sections,
         "judges": _judge_blocks(analysis, by),
+        "disagreements": disagreement_tables(comparison),
         "arena": _arena(analysis, analysis.names),
         "significance": analysis.significance,
         "header_of": infos.label,

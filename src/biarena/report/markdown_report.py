@@ -1,6 +1,7 @@
 """markdown_report: the report as Markdown: outcomes, arena leaderboard, tables with intervals, judges and tests."""
 
 from biarena.report.analysis import Analysis
+from biarena.report.contract_disagreement import disagreement_tables
 from biarena.report.groups import readable
 from biarena.report.tables import markdown_table, outcome_line, run_title
 
@@ -144,6 +145,13 @@ def _tests(analysis: Analysis) -> list[str]:
     return ["## Statistical tests", *parts] if parts else []
 
 
+def _contracts(analysis: Analysis) -> list[str]:
+    return [
+        f"## {title}\n\n" + markdown_table(headers, cells, numeric)
+        for title, headers, cells, numeric in disagreement_tables(analysis.comparison)
+    ]
+
+
 def markdown_report(analysis: Analysis, *, title: str = "biarena report") -> str:
     """The report as Markdown, for a pull request, a wiki or a terminal."""
     comparison = analysis.comparison
@@ -151,5 +159,5 @@ def markdown_report(analysis: Analysis, *, title: str = "biarena report") -> str
     parts = [f"# {title}", f"Benchmark **{benchmark}**"]
     parts.append("\n".join(f"- **{run_title(s)}**: {outcome_line(s)}" for s in comparison.summaries))
     parts += [f"> warning: {w}" for w in comparison.warnings]
-    parts += _arena(analysis) + _sections(analysis) + _judges(analysis) + _tests(analysis)
+    parts += _arena(analysis) + _sections(analysis) + _contracts(analysis) + _judges(analysis) + _tests(analysis)
     return "\n\n".join(parts) + "\n"

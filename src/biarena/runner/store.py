@@ -94,6 +94,17 @@ MIGRATIONS: list[str] = [
     DROP TABLE traces;
     DROP TABLE scores;
     """,
+    # 4: each statement's full result (up to the sandbox's limits) as scoring ran it, so that another result
+    # contract scores the run again without running anything
+    """
+    CREATE TABLE IF NOT EXISTS statement_results (
+        database TEXT NOT NULL,
+        role TEXT NOT NULL,
+        sql TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (database, role, sql)
+    );
+    """,
 ]
 
 _MAGIC = "biarena-run"
@@ -197,7 +208,7 @@ class RunStore:
         """Delete the run's spec, questions, answers and scores (the file stays a run file)."""
         with self._lock, self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            for table in ("results", "answers", "questions"):
+            for table in ("results", "statement_results", "answers", "questions"):
                 self.conn.execute(f"DELETE FROM {table}")
             self.conn.execute("DELETE FROM meta WHERE key = 'spec'")
 
@@ -314,6 +325,22 @@ class RunStore:
                 "SELECT question_id, scorer, scorer_version, rubric_hash, model, applies FROM results"
             ).fetchall()
         return {tuple(r[:5]): bool(r[5]) for r in rows}  # type: ignore[misc]
+
+    def kept_result(self, database: str, role: str, sql: str) -> str | None:
+        """The kept result (its JSON) of `sql` run as `role` (gold or answer) on `database`, if any."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT body FROM statement_results WHERE database = ? AND role = ? AND sql = ?", (database, role, sql)
+            ).fetchone()
+        return row[0] if row else None
+
+    def keep_result(self, database: str, role: str, sql: str, body: str) -> None:
+        """Keep a statement's result (its JSON), replacing what was kept of it before."""
+        with self._lock, self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(
+                "INSERT OR REPLACE INTO statement_results VALUES (?, ?, ?, ?)", (database, role, sql, body)
+            )
 
     def scores(self) -> list[Score]:
         """Every stored score, by question then name."""

@@ -4,7 +4,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from biarena.records import Score
-from biarena.scoring.registry import SCORERS
+from biarena.scoring.registry import SCORERS, variant_factory
 from biarena.scoring.score_info import ScoreInfo, undeclared
 
 _MADE: dict[tuple[str, Callable], tuple[ScoreInfo, ...]] = {}
@@ -12,10 +12,11 @@ _MADE: dict[tuple[str, Callable], tuple[ScoreInfo, ...]] = {}
 
 def scorer_infos(scorer: str) -> tuple[ScoreInfo, ...]:
     """The scores the registered scorer `scorer` declares (none when it is not registered or cannot be made)."""
-    factory = SCORERS.get(scorer)
+    factory = SCORERS.get(scorer) or variant_factory(scorer)
     if factory is None:
         return ()
-    key = (scorer, factory)
+    # a variant (`execution_accuracy[bird]`) is remembered by its base scorer's factory, made afresh each time
+    key = (scorer, SCORERS.get(scorer) or SCORERS[scorer.partition("[")[0]])
     if key not in _MADE:
         try:
             _MADE[key] = tuple(factory().infos)
@@ -63,7 +64,7 @@ class ScoreInfos:
             if name in declared:
                 owner, index, info = declared[name]
                 infos.by_name[name] = info
-                infos.order[name] = places[owner] * 1000 + index
+                infos.order[name] = places[owner.partition("[")[0]] * 1000 + index
             else:
                 infos.by_name[name] = undeclared(name, judge=is_judge(scorer))
         return infos
@@ -83,7 +84,7 @@ class ScoreInfos:
     def ordered(self, names: Iterable[str]) -> list[str]:
         """The names in registry order (each scorer's in its order), then undeclared ones by name."""
         unique = set(names)
-        known = sorted((n for n in unique if n in self.order), key=self.order.__getitem__)
+        known = sorted((n for n in unique if n in self.order), key=lambda n: (self.order[n], n))
         return known + sorted(unique - set(known))
 
     def metric_names(self, names: Iterable[str]) -> list[str]:

@@ -26,6 +26,7 @@ SCORERS: dict[str, Callable[..., Scorer]] = {
     "execution_accuracy": lazy("biarena.metrics.execution_accuracy:ExecutionAccuracyScorer", default=True),
     "semantic_similarity": lazy("biarena.metrics.semantic:SemanticSimilarityScorer", default=True),
     "result_similarity": lazy("biarena.metrics.result:ResultSimilarityScorer", default=True),
+    "test_suite_accuracy": lazy("biarena.metrics.test_suite_accuracy:TestSuiteAccuracyScorer"),
     "corgi": lazy("biarena.judges.corgi:CorgiJudge"),
     "corgi-single": lazy("biarena.judges.corgi_single:CorgiSingleJudge"),
     "reference": lazy("biarena.judges.reference:ReferenceJudge"),
@@ -37,6 +38,24 @@ SCORERS: dict[str, Callable[..., Scorer]] = {
 deterministic metrics are the default ones."""
 
 
+def variant_factory(name: str) -> Callable[..., Scorer] | None:
+    """The factory of a variant name `BASE[VALUE]`: the registered scorer BASE made with its variant option (the
+    one its class names as `variant_option`) set to VALUE, e.g. `execution_accuracy[bird]`; None for other names."""
+    base, bracket, rest = name.partition("[")
+    if not bracket or not rest.endswith("]") or base not in SCORERS:
+        return None
+    factory = SCORERS[base]
+    named = getattr(factory, "scorer_class", None)
+    option = getattr(named() if callable(named) else factory, "variant_option", None)
+    if option is None:
+        return None
+
+    def make(**options: object) -> Scorer:
+        return factory(**{option: rest[:-1], **options})
+
+    return make
+
+
 def default_scorers() -> list[str]:
     """The scorers `biarena score` runs when none is named: the deterministic metrics."""
     return [name for name, factory in SCORERS.items() if getattr(factory, "default", False)]
@@ -44,6 +63,9 @@ def default_scorers() -> list[str]:
 
 def get_scorer(name: str, noun: str = "scorer", **options: object) -> Scorer:
     """The scorer registered as `name`, made with `options`; a one-line error (calling it a `noun`) when unknown."""
+    variant = variant_factory(name) if name not in SCORERS else None
+    if variant is not None:
+        return variant(**options)
     if name not in SCORERS:
         known = list(SCORERS)
         raise NotFoundError(f"unknown {noun} '{name}'{did_you_mean(name, known)} (known: {', '.join(known)})")

@@ -24,6 +24,15 @@ def _rate(rate: float | None, low: float | None, high: float | None) -> str:
     return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
 
 
+def _margin(margin: object) -> str:
+    value = getattr(margin, "value", None)
+    if value is None:
+        return "-"
+    low, high = getattr(margin, "low", None), getattr(margin, "high", None)
+    interval = f" [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else ""
+    return f"{value:+.2f}{interval} vs {margin.baseline}"  # type: ignore[attr-defined]
+
+
 def _progress(bar: Progress, task: TaskID, done: int, total: int) -> None:
     bar.update(task, completed=done, total=total)
     if not err.is_terminal:  # a log gets one line per judgement instead of a bar
@@ -58,10 +67,14 @@ def check(
 ) -> None:
     """How well a judge tells good answers from degraded copies of them.
 
-    Good answers (the planted cause, the right numbers, a concrete plan) are judged against degraded copies (cause
-    swapped, numbers changed by 30-50%, recommendation made vague, a claim contradicted, padded to twice the
-    length). Reported per degradation: how often the good answer scores higher (ties are not higher), with a 95%
-    Wilson interval; and how often the same answer judged twice with another seed gets the same score.
+    Good answers, written as an analyst would (a plan, figures from their own queries with provenance, the planted
+    finding, a recommendation), are judged against degraded copies of the same length and wording (cause swapped,
+    figures changed by 30-50%, recommendation made vague, busiest and quietest swapped, figures replaced by filler,
+    results under the prose that contradict it, plausible but wrong SQL). Reported per degradation: how often the
+    good answer scores higher (ties are not higher), with a 95% Wilson interval; beside it the trivial rules
+    (shorter, longer, reference overlap, random) on the same pairs, and the judge's margin over the best of them
+    with a 95% paired bootstrap interval; and how often the same answer judged twice with another seed gets the same
+    score. -o writes every pair (question, reference, both texts, their steps' results) so other rules can be run.
     """
     from biarena.benchmarks import resolve_benchmark
     from biarena.cli.options import read_options_file
@@ -120,13 +133,21 @@ def check(
             )
     finally:
         pool.close()
+    from biarena.judges.baselines import BASELINES
+
     columns = [("degradation", "name")] + [(c, "number") for c in ("pairs", "higher", "ties", "lower", "failed")]
     table = new_table(
         f"judge check: {report.judge} with {report.model or 'no model'} ({report.questions} good answers)",
-        [*columns, ("good scores higher [95% CI]", "name")],
+        [
+            *columns,
+            ("good scores higher [95% CI]", "name"),
+            *[(rule, "number") for rule in BASELINES],
+            ("margin over best rule [95% CI]", "name"),
+        ],
     )
     for figures in [*report.degradations, report.overall]:
         rate = figures.good_higher
+        rules = [figures.baselines.get(rule) for rule in BASELINES]
         row(
             table,
             figures.degradation,
@@ -136,8 +157,18 @@ def check(
             figures.lower,
             figures.failed,
             _rate(rate.rate, rate.low, rate.high),
+            *["-" if r is None or r.rate is None else f"{r.rate:.2f}" for r in rules],
+            _margin(figures.margin),
         )
     print_table(table)
+    headline = report.margin
+    out.print(
+        Text(
+            f"margin over the best trivial rule, overall: {_margin(headline)} "
+            "(the judge's share of pairs won minus the rule's, on the pairs the judge decided; 95% paired bootstrap "
+            "over pairs). Trivial rules: shorter, longer, more reference words (overlap), a seeded coin (random)."
+        )
+    )
     consistency = report.consistency
     agreement = consistency.agreement
     line = (

@@ -329,3 +329,12 @@ def test_judge_check_with_the_local_model_completes(suite: Path, tmp_path: Path)
     assert (
         data["overall"]["higher"] + data["overall"]["ties"] + data["overall"]["lower"] + data["overall"]["failed"] == 4
     )
+
+
+def test_faithfulness_beats_every_trivial_rule_where_the_data_decides(suite: Path) -> None:
+    report = _check(suite, get_scorer("faithfulness"), count=28, seed=1)
+    figures = {f.degradation: f for f in report.degradations}
+    for name in ("numbers_changed", "contradicted", "results_swapped"):
+        best = max(rate.rate for rate in figures[name].baselines.values())
+        assert figures[name].good_higher.rate > best, (name, figures[name])
+        assert figures[name].margin.value > 0

@@ -338,3 +338,18 @@ def test_faithfulness_beats_every_trivial_rule_where_the_data_decides(suite: Pat
         best = max(rate.rate for rate in figures[name].baselines.values())
         assert figures[name].good_higher.rate > best, (name, figures[name])
         assert figures[name].margin.value > 0
+
+
+def test_reference_free_judges_see_the_results_under_the_prose(suite: Path) -> None:
+    from biarena.judges.corgi import header
+    from biarena.judges.rubric import corgi_rubric, load_builtin_rubric
+
+    pair = next(p for p in _pairs(suite, 14, seed=3) if p.degradation == "results_swapped")
+    rubric = corgi_rubric(load_builtin_rubric("corgi.yaml").data)
+    good, worse = (
+        header(rubric, "type2", pair.question, pair.good),
+        header(rubric, "type2", pair.question, pair.degraded),
+    )
+    assert "The queries the answer ran, with their results:" in good and "Result 1:" in good
+    assert pair.good.steps[0].sql in good and str(pair.good.steps[0].preview[0][0]) in good
+    assert good != worse  # the same prose over other results reads differently to the judge

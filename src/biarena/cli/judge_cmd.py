@@ -3,6 +3,7 @@
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -42,7 +43,7 @@ def _progress(bar: Progress, task: TaskID, done: int, total: int) -> None:
 @app.command("check")
 def check(
     judge_name: str = typer.Option(
-        ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}."
+        ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}, pairwise."
     ),
     judge_model: str | None = typer.Option(
         None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
@@ -80,17 +81,22 @@ def check(
     from biarena.cli.options import read_options_file
     from biarena.db import DatabasePool
     from biarena.judges.check import check_judge
+    from biarena.judges.pairwise import PairwiseJudge
     from biarena.judges.rubric import load_builtin_rubric, load_rubric_file
     from biarena.llm import DEFAULT_MODEL, get_model
     from biarena.metrics import ScoringContext
     from biarena.scoring import get_scorer
 
-    get_scorer(judge_name, "judge")  # an unknown name is refused before its options are read
-    file = {judge_name: read_options_file(options_file)} if options_file is not None else None
-    chosen = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
-    judge = get_scorer(judge_name, "judge", **({"options": chosen[judge_name]} if judge_name in chosen else {}))
-    if not callable(getattr(judge, "judge", None)):
-        raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
+    judge: Any
+    if judge_name == PairwiseJudge.name:
+        judge = PairwiseJudge()
+    else:
+        get_scorer(judge_name, "judge")  # an unknown name is refused before its options are read
+        file = {judge_name: read_options_file(options_file)} if options_file is not None else None
+        chosen = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
+        judge = get_scorer(judge_name, "judge", **({"options": chosen[judge_name]} if judge_name in chosen else {}))
+        if not callable(getattr(judge, "judge", None)):
+            raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
     loaded = None
     if rubric is not None:
         if not judge.default_rubric:
@@ -169,6 +175,14 @@ def check(
             "over pairs). Trivial rules: shorter, longer, more reference words (overlap), a seeded coin (random)."
         )
     )
+    if report.position_bias is not None:
+        bias = report.position_bias
+        out.print(
+            Text(
+                f"position bias (the two orders picked opposite sides, counted as a tie): {bias.successes} of "
+                f"{bias.trials} pairs, " + _rate(bias.rate, bias.low, bias.high)
+            )
+        )
     consistency = report.consistency
     agreement = consistency.agreement
     line = (
@@ -180,7 +194,8 @@ def check(
         line += f", mean |difference| {consistency.mean_abs_difference:.3f}"
     if consistency.failed:
         line += f", {consistency.failed} failed"
-    out.print(Text(line))
+    if consistency.answers:
+        out.print(Text(line))
     reasons = Counter(r.failure for r in report.pairs if r.failure)
     if reasons:
         reason, times = reasons.most_common(1)[0]
@@ -195,3 +210,139 @@ def check(
     if out_file is not None:
         out_file.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         err.print(Text(f"wrote {out_file}"))
+
+
+@app.command("pairwise")
+def pairwise(
+    runs: list[Path] = typer.Argument(..., help="Two or more run files answering the same questions."),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
+    ),
+    out_file: Path | None = typer.Option(None, "-o", "--out", help="Write the verdicts as votes (JSONL)."),
+    count: int | None = typer.Option(None, "-n", "--questions", min=1, help="Compare on the first N questions only."),
+    seed: int = typer.Option(0, "--seed", help="The judge model's seed."),
+    judge_temperature: float = typer.Option(
+        0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
+    ),
+    bootstrap: int = typer.Option(500, "--bootstrap", min=0, help="Bootstrap resamples behind the intervals."),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+) -> None:
+    """Compare runs' answers two by two with a judge model (arena-hard style), each pair twice with the sides
+    swapped: a verdict that flips with the order is a tie and counted as position bias. The verdicts are votes
+    (the arena's export format, with -o), ranked with Bradley-Terry as human votes are, and again with the answers'
+    length and Markdown structure held fixed (style control).
+    """
+    import itertools
+
+    from biarena.judges.base import ScorerContext
+    from biarena.judges.check import wilson
+    from biarena.judges.pairwise import PairwiseJudge, as_vote
+    from biarena.llm import DEFAULT_MODEL, get_model
+    from biarena.report.auto_scores import contender
+    from biarena.report.run_data import read_runs
+    from biarena.votes.export import export_votes
+    from biarena.votes.leaderboard import build_leaderboard
+    from biarena.votes.settings import LeaderboardSettings
+    from biarena.votes.style import style_features
+    from biarena.votes.vote import Vote
+
+    if len(runs) < 2:
+        raise UsageError("judge pairwise compares two runs or more")
+    data = read_runs(runs)
+    answers = [{a.question_id: a for a in run.answers if a.status == "ok" and (a.text or "").strip()} for run in data]
+    shared = [q for q in data[0].questions if all(q.id in mine for mine in answers)]
+    if not shared:
+        raise UsageError("the runs have no answered question in common")
+    shared = shared[:count] if count else shared
+    model = get_model(judge_model or DEFAULT_MODEL, use_cache=not no_cache)
+    context = ScorerContext(scoring=None, model=model, temperature=judge_temperature, seed=seed)  # type: ignore[arg-type]
+    judge = PairwiseJudge()
+    pairs = list(itertools.combinations(range(len(data)), 2))
+    total = len(shared) * len(pairs)
+    votes, flips, decided, failures = [], 0, 0, Counter()
+    err.print(Text(f"judging {total} pairs ({len(shared)} questions, {len(data)} runs) with {model.spec}"))
+    for question in shared:
+        for i, j in pairs:
+            # alternate which run is shown as A first, so that neither run always opens the comparison
+            if len(votes) % 2:
+                i, j = j, i
+            verdict = judge.compare(question, answers[i][question.id], answers[j][question.id], context)
+            if verdict.winner is None:
+                failures[verdict.failed or "no verdict"] += 1
+                continue
+            decided += 1
+            flips += verdict.flipped
+            votes.append(
+                as_vote(
+                    len(votes) + 1,
+                    verdict,
+                    model=model.spec,
+                    benchmark=data[0].spec.benchmark_name,
+                    question_id=question.id,
+                    systems=(data[i].label, data[j].label),
+                    runs=(data[i].spec.run_id, data[j].spec.run_id),
+                )
+            )
+            if not err.is_terminal:
+                err.print(Text(f"judged {decided + sum(failures.values())} of {total}"))
+    texts = {
+        (run.spec.run_id, qid): answer.text
+        for run, mine in zip(data, answers, strict=True)
+        for qid, answer in mine.items()
+    }
+
+    def style(vote: Vote) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        left, right = texts.get((vote.left_run, vote.question_id)), texts.get((vote.right_run, vote.question_id))
+        return None if left is None or right is None else (style_features(left), style_features(right))
+
+    board = build_leaderboard(
+        votes, [contender(run) for run in data], LeaderboardSettings(bootstrap=bootstrap, seed=seed), style=style
+    )
+    table = new_table(
+        f"pairwise: {len(votes)} verdicts by {model.spec}",
+        [("rank", "number"), ("system", "name"), ("strength [95% CI]", "name"), ("verdicts", "number"),
+         ("win rate", "number"), ("style-controlled [95% CI]", "name"), ("rank, style held", "number")],
+    )  # fmt: skip
+    controlled = board.style_control
+    for board_row in board.rows:
+        styled = "-"
+        styled_rank: object = "-"
+        if controlled is not None and board_row.name in controlled.strength:
+            name = board_row.name
+            styled = _strength(controlled.strength[name], controlled.low[name], controlled.high[name])
+            styled_rank = controlled.systems.index(name) + 1
+        row(
+            table,
+            board_row.rank,
+            board_row.name,
+            _strength(board_row.strength, board_row.low, board_row.high),
+            board_row.votes,
+            "-" if board_row.win_rate is None else f"{board_row.win_rate:.2f}",
+            styled,
+            styled_rank,
+        )
+    print_table(table)
+    if controlled is not None:
+        effects = ", ".join(f"{k} {v:+.2f}" for k, v in controlled.coefficients.items())
+        out.print(Text(f"style effects (log-odds per standard deviation of the normalised difference): {effects}"))
+    bias = wilson(flips, decided)
+    out.print(
+        Text(
+            f"position bias (the two orders picked opposite sides, counted as a tie): {flips} of {decided} pairs, "
+            + _rate(bias.rate, bias.low, bias.high)
+        )
+    )
+    if failures:
+        reason, times = failures.most_common(1)[0]
+        out.print(
+            Text(f"failed pairs: {sum(failures.values())}; most often ({times}): {' '.join(reason.split())[:300]}")
+        )
+    if out_file is not None:
+        out_file.write_text("".join(export_votes(votes, "jsonl")), encoding="utf-8")
+        err.print(Text(f"wrote {out_file}"))
+
+
+def _strength(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.2f} [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else f"{value:+.2f}"

@@ -23,6 +23,7 @@ from biarena.judges.analyst import draft_answer, gather, reference_parts
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext
 from biarena.judges.baselines import BASELINES
 from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, other_cause
+from biarena.judges.pairwise import PairwiseJudge
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
 from biarena.metrics.context import ScoringContext
@@ -143,6 +144,8 @@ class CheckReport:
     consistency: Consistency
     margin: Margin
     """The overall margin over the best trivial rule: the check's headline."""
+    position_bias: Rate | None
+    """A pairwise judge: pairs whose two orders picked opposite sides (each then a tie), over the pairs compared."""
     judgements: int
     """Judgements made: each degraded answer once, each good answer twice."""
     model_calls: int
@@ -334,7 +337,7 @@ def _safe_judge(judge: JudgeScorer, question: Question, answer: Answer, context:
 
 
 def check_judge(
-    judge: JudgeScorer,
+    judge: "JudgeScorer | PairwiseJudge",
     scoring: ScoringContext,
     *,
     model: Model | None,
@@ -351,7 +354,7 @@ def check_judge(
         raise UsageError("judge check needs at least one pair (-n)")
     if judge.needs_model and model is None:
         raise UsageError(f"judge '{judge.name}' needs a model (--judge-model)")
-    if score is not None and score not in judge.produces:
+    if score is not None and score not in getattr(judge, "produces", ()):
         raise UsageError(f"judge '{judge.name}' has no score '{score}' (it gives {', '.join(judge.produces)})")
     if rubric is None and judge.default_rubric:
         rubric = load_builtin_rubric(judge.default_rubric)
@@ -364,7 +367,9 @@ def check_judge(
         seed=seed,
     )
     env = AgentEnv(benchmark=scoring.benchmark, databases=scoring.databases)
-    pairs = build_pairs(scoring.benchmark.questions, judge, env, count, seed)
+    pairs = build_pairs(scoring.benchmark.questions, judge, env, count, seed)  # type: ignore[arg-type]
+    if isinstance(judge, PairwiseJudge):
+        return _check_pairwise(judge, base, pairs, benchmark_name or scoring.benchmark.name, on_judged)
     goods = {p.question.id: p for p in pairs}
     total = len(pairs) + 2 * len(goods)
     before = model.usage.snapshot() if model else None
@@ -446,7 +451,76 @@ def check_judge(
         overall=_figures("all", results),
         consistency=consistency,
         margin=margin(results, seed),
+        position_bias=None,
         judgements=done,
+        model_calls=after.calls - before.calls if after and before else 0,
+        prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
+        completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,
+        pairs=results,
+    )
+
+
+def _check_pairwise(
+    judge: PairwiseJudge,
+    base: ScorerContext,
+    pairs: list[Pair],
+    benchmark: str,
+    on_judged: Callable[[int, int], None] | None,
+) -> CheckReport:
+    """Each pair compared in both orders: agreement with the known order, ties, and position bias."""
+    model = base.model
+    before = model.usage.snapshot() if model else None
+    results: list[PairResult] = []
+    flips = decided = 0
+    for index, pair in enumerate(pairs):
+        verdict = judge.compare(pair.question, pair.good, pair.degraded, base)
+        if on_judged is not None:
+            on_judged(index + 1, len(pairs))
+        outcome = {"a": "higher", "b": "lower", "tie": "tie"}.get(verdict.winner or "", "failed")
+        if verdict.winner is not None:
+            decided += 1
+            flips += verdict.flipped
+        value = {"higher": 1.0, "lower": 0.0, "tie": 0.5}.get(outcome)
+        results.append(
+            PairResult(
+                question_id=pair.question.id,
+                question_type=corgi_type_label(pair.question),
+                degradation=pair.degradation,
+                score="verdict",
+                good=value,
+                degraded=None if value is None else 1.0 - value,
+                outcome=outcome,
+                failure=verdict.failed,
+                baselines=_baselines(pair, base.seed, index),
+                question=pair.question.text,
+                reference=pair.question.reference_answer or "",
+                good_text=pair.good.text or "",
+                degraded_text=pair.degraded.text or "",
+                plan=pair.good.plan or "",
+                good_steps=[_step_record(s) for s in pair.good.steps],
+                degraded_steps=[_step_record(s) for s in pair.degraded.steps],
+            )
+        )
+    after = model.usage.snapshot() if model else None
+    return CheckReport(
+        judge=judge.name,
+        judge_version=judge.version,
+        model=model.spec if model else None,
+        benchmark=benchmark,
+        seed=base.seed,
+        temperature=base.temperature,
+        rubric_hash=None,
+        questions=len({p.question.id for p in pairs}),
+        degradations=[
+            _figures(name, [r for r in results if r.degradation == name])
+            for name in DEGRADATIONS
+            if any(r.degradation == name for r in results)
+        ],
+        overall=_figures("all", results),
+        consistency=Consistency(0, 0, 0, wilson(0, 0), None),
+        margin=margin(results, base.seed),
+        position_bias=wilson(flips, decided),
+        judgements=2 * len(pairs),
         model_calls=after.calls - before.calls if after and before else 0,
         prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
         completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,

@@ -289,6 +289,14 @@ def test_the_command_in_process_writes_the_figures(suite: Path, tmp_path: Path, 
         assert pair["question"] and pair["reference"] and pair["good_text"] and pair["degraded_text"]
         assert pair["good_steps"][0]["sql"] and pair["good_steps"][0]["preview"] and pair["degraded_steps"]
         assert set(pair["baselines"]) == set(BASELINES)
+    # the report reads the margins beside the judge's figures, and charts them on their own -1..1 scale
+    from biarena.report.html_report import _check_chart
+    from biarena.report.judge_check import read_judge_check
+
+    figures = {f.check: f for f in read_judge_check(out)["truth"]}
+    assert figures["margin"].rate == data["margin"]["value"] and figures["overall"].rate == 1.0
+    assert any(name.endswith(" margin") and name != "margin" for name in figures)
+    assert "margin over the best trivial rule" in _check_chart("truth", list(figures.values()))
     result = cli_in_process(
         "judge", "check", "--judge", "truth", "--benchmark", suite, "--judge-option", "mode=constant", "-n", "2"
     )
@@ -353,3 +361,20 @@ def test_reference_free_judges_see_the_results_under_the_prose(suite: Path) -> N
     assert "The queries the answer ran, with their results:" in good and "Result 1:" in good
     assert pair.good.steps[0].sql in good and str(pair.good.steps[0].preview[0][0]) in good
     assert good != worse  # the same prose over other results reads differently to the judge
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_corgi_check_with_the_local_model_prints_the_baselines(suite: Path, tmp_path: Path) -> None:
+    require_embedded_model()
+    out = tmp_path / "check.json"
+    result = cli(
+        "judge", "check", "--judge", "corgi", "--judge-model", "local", "--benchmark", suite, "-n", "2", "-o", out,
+        timeout=3600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "margin over the best trivial rule" in result.stdout
+    for rule in BASELINES:
+        assert rule in result.stdout
+    data = json.loads(out.read_text())
+    assert data["overall"]["pairs"] == 2 and set(data["overall"]["baselines"]) == set(BASELINES)

@@ -110,15 +110,26 @@ def _series(analysis: Analysis, key: str, name: str) -> tuple[list[str], dict[st
 
 
 def _check_chart(judge: str, figures: list[CheckFigure]) -> str:
-    rows = [(f.check.replace("_", " "), f.rate, f.low, f.high) for f in figures]
-    return interval_plot(
-        rows,
+    shares = [(f.check.replace("_", " "), f.rate, f.low, f.high) for f in figures if not f.check.endswith("margin")]
+    margins = [(f.check.replace("_", " "), f.rate, f.low, f.high) for f in figures if f.check.endswith("margin")]
+    chart = interval_plot(
+        shares,
         title=f"judge check: {judge}",
         domain=(0.0, 1.0),
         reference=0.5,
         caption="share of pairs where the good answer scored higher than its degraded copy (95% interval)",
         colours=["#54A24B"],
     )
+    if margins:  # a margin over the best trivial rule runs from -1 to 1
+        chart += interval_plot(
+            margins,
+            title=f"judge check: {judge}, margin over the best trivial rule",
+            domain=(-1.0, 1.0),
+            reference=0.0,
+            caption="the judge's share of pairs won minus the best trivial rule's on the same pairs (95% interval)",
+            colours=["#4C78A8"],
+        )
+    return chart
 
 
 def _judge_blocks(analysis: Analysis, by: str) -> list[dict[str, Any]]:

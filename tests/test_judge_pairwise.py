@@ -102,6 +102,15 @@ def test_the_command_writes_votes_and_ranks_them_both_ways(tmp_path: Path, sales
     winners = {v.left_system if v.choice == "left" else v.right_system for v in votes}
     assert len(winners) == 1 and all(v.left_run and v.right_run for v in votes)
     assert json.loads(out.read_text().splitlines()[0])["winner"] in ("a", "b")
+    from biarena.votes.settings import LeaderboardSettings
+    from biarena.votes.vote_file import VoteFile
+
+    human = [v.__class__(**{**v.__dict__, "annotator": "ann"}) for v in votes]
+    monkeypatch.setattr("biarena.votes.vote_file.load_votes", lambda path: VoteFile(human, LeaderboardSettings()))
+    result = cli_in_process("judge", "pairwise", first, second, "--bootstrap", "0", "--arena", tmp_path / "a.db")
+    assert result.returncode == 0, result.stderr
+    assert "agreement with the arena's human votes: Cohen's kappa 1.00" in result.stdout
+    assert "over 4 votes" in result.stdout
     result = cli_in_process("judge", "pairwise", first)
     assert result.returncode == 2 and "two runs or more" in result.stderr
 
@@ -114,3 +123,21 @@ def test_a_bad_votes_file_is_one_line(tmp_path: Path, line: str) -> None:
     path.write_text(line + "\n")
     with pytest.raises(FormatError, match="line 1: not a vote record"):
         read_exported_votes(path)
+
+
+def test_agreement_with_human_votes_is_a_kappa_with_an_interval() -> None:
+    from biarena.stats.agreement import kappa_interval
+    from biarena.votes.leaderboard import vote_agreement
+    from biarena.votes.vote import Vote
+
+    def vote(qid: str, left: str, right: str, choice: str) -> Vote:
+        return Vote(0, "x", "b", qid, left, right, choice, "", "", left, right)
+
+    judged = [vote("q1", "r1", "r2", "left"), vote("q2", "r2", "r1", "left"), vote("q3", "r1", "r2", "tie")]
+    # the humans saw the sides the other way round on q1, and two of them voted on q2
+    human = [vote("q1", "r2", "r1", "right"), vote("q2", "r1", "r2", "right"), vote("q2", "r1", "r2", "left")]
+    human += [vote("q3", "r2", "r1", "tie"), vote("q4", "r1", "r2", "left")]
+    mine, theirs = vote_agreement(judged, human)
+    assert mine == [1.0, 0.0, 0.0, 0.5] and theirs == [1.0, 0.0, 1.0, 0.5]
+    found = kappa_interval([1, 0, 1, 0, 0.5, 1] * 5, [1, 0, 1, 1, 0.5, 1] * 5, resamples=200)
+    assert 0 < found.kappa < 1 and found.low <= found.kappa <= found.high and found.n == 30

@@ -225,6 +225,9 @@ def pairwise(
         0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
     ),
     bootstrap: int = typer.Option(500, "--bootstrap", min=0, help="Bootstrap resamples behind the intervals."),
+    arena: Path | None = typer.Option(
+        None, "--arena", metavar="ARENA.db", help="An arena database: the judge's agreement with its human votes."
+    ),
     no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
 ) -> None:
     """Compare runs' answers two by two with a judge model (arena-hard style), each pair twice with the sides
@@ -248,6 +251,11 @@ def pairwise(
 
     if len(runs) < 2:
         raise UsageError("judge pairwise compares two runs or more")
+    human = None
+    if arena is not None:
+        from biarena.votes.vote_file import load_votes
+
+        human = load_votes(arena).votes
     data = read_runs(runs)
     answers = [{a.question_id: a for a in run.answers if a.status == "ok" and (a.text or "").strip()} for run in data]
     shared = [q for q in data[0].questions if all(q.id in mine for mine in answers)]
@@ -337,6 +345,8 @@ def pairwise(
         out.print(
             Text(f"failed pairs: {sum(failures.values())}; most often ({times}): {' '.join(reason.split())[:300]}")
         )
+    if human is not None:
+        _agreement(votes, human)
     if out_file is not None:
         out_file.write_text("".join(export_votes(votes, "jsonl")), encoding="utf-8")
         err.print(Text(f"wrote {out_file}"))
@@ -346,3 +356,22 @@ def _strength(value: float | None, low: float | None, high: float | None) -> str
     if value is None:
         return "-"
     return f"{value:+.2f} [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else f"{value:+.2f}"
+
+
+def _agreement(judged: list, human: list) -> None:
+    """Cohen's kappa between the judge's verdicts and the arena's human votes on the same question and runs."""
+    from biarena.stats.agreement import kappa_interval
+    from biarena.votes.leaderboard import vote_agreement
+
+    mine, theirs = vote_agreement(judged, human)
+    if len(mine) < 2:
+        out.print(Text(f"agreement with the arena's human votes: {len(mine)} vote(s) on the same question and runs"))
+        return
+    found = kappa_interval(mine, theirs)
+    interval = f" [{found.low:.2f}, {found.high:.2f}]" if found.low is not None else ""
+    out.print(
+        Text(
+            f"agreement with the arena's human votes: Cohen's kappa {found.kappa:.2f}{interval} over {found.n} votes "
+            "on the same question and runs (outcomes: one side, the other, tie; 95% bootstrap over votes)"
+        )
+    )

@@ -190,3 +190,25 @@ def build_leaderboard(
             else None
         ),
     )
+
+
+def vote_agreement(judged: list[Vote], human: list[Vote]) -> tuple[list[float], list[float]]:
+    """The judge's and the humans' outcomes on the same question and pair of runs, one item per human vote:
+    1 when the run with the smaller id won, 0 when the other did, 0.5 for a tie or both bad."""
+
+    def keyed(vote: Vote) -> tuple[tuple[str, str, str], float] | None:
+        if not vote.left_run or not vote.right_run or vote.left_run == vote.right_run:
+            return None
+        first = min(vote.left_run, vote.right_run)
+        won = {"a": vote.left_run, "b": vote.right_run}.get(vote.winner)
+        outcome = 0.5 if won is None else float(won == first)
+        return (vote.question_id, first, max(vote.left_run, vote.right_run)), outcome
+
+    verdicts = dict(found for vote in judged if (found := keyed(vote)) is not None)
+    mine, theirs = [], []
+    for vote in human:
+        found = keyed(vote)
+        if found is not None and found[0] in verdicts:
+            mine.append(verdicts[found[0]])
+            theirs.append(found[1])
+    return mine, theirs

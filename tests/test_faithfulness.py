@@ -105,3 +105,20 @@ def test_registered_without_a_model() -> None:
     judge = get_scorer("faithfulness")
     assert judge.needs_model is False and judge.produces == ("faithfulness", "faithfulness.contradicted")
     assert get_scorer("faithfulness", about=0.1).version != judge.version
+
+
+def test_scored_and_traced_through_the_commands(tmp_path, sales_db) -> None:
+    from tests.cli_in_process import cli
+    from tests.judge_run_helpers import answer_for, corgi_bench, write_run
+
+    bench = corgi_bench(tmp_path, sales_db, 2)
+    question = bench.questions[0]
+    answer = answer_for(question).model_copy(update={"text": "There were 400 sales (query 1), not 520 (query 1)."})
+    run = write_run(tmp_path / "r.run", bench, {question.id: answer})
+    scored = cli("score", run, "--scorer", "faithfulness")
+    assert scored.returncode == 0, scored.stderr
+    trace = cli("show", run, "--trace", question.id)
+    assert trace.returncode == 0, trace.stderr
+    assert "faithfulness v1" in trace.stdout and "faithfulness = 0.5" in trace.stdout
+    assert "claim 1 (supported): 1 — [number] 400: query 1 gives 400" in trace.stdout
+    assert "claim 2 (contradicted): 0 — [number] 520: not in the queries it cites" in trace.stdout

@@ -201,6 +201,15 @@ def _arena(analysis: Analysis, names: list[str]) -> dict[str, Any] | None:
         caption=f"{board.total_votes} votes; {board.ties} ties or both bad (half a win each); "
         f"{board.bootstrap} bootstrap resamples",
     )
+    styled = board.style_control
+    if styled is not None:  # the ranking with the answers' length and Markdown structure held fixed
+        effects = ", ".join(f"{k} {v:+.2f}" for k, v in styled.coefficients.items())
+        chart += interval_plot(
+            [(name, styled.strength[name], styled.low[name], styled.high[name]) for name in styled.systems],
+            title="Style-controlled strength (length and Markdown structure held fixed)",
+            reference=0.0,
+            caption=f"{styled.votes} votes whose answers are in this report; style effects (log-odds): {effects}",
+        )
     matrix = [[board.wins.get((a, b)) for b in board.names] for a in board.names]
     games = [[board.matches.get((a, b), 0) for b in board.names] for a in board.names]
     return {

@@ -268,10 +268,10 @@ def _outcome(good: float | None, worse: float | None) -> str:
 def margin(results: list[PairResult], seed: int = 0) -> Margin:
     """The judge's win share minus the best trivial rule's on the pairs it decided, with a paired bootstrap
     interval."""
-    rules = {name for r in results for name in r.baselines}
+    rules = list(dict.fromkeys(name for r in results for name in r.baselines))
     if not rules:
         return Margin(None, None, None, None, 0)
-    best = max(sorted(rules), key=lambda name: sum(r.baselines.get(name) == "higher" for r in results))
+    best = max(rules, key=lambda name: sum(r.baselines.get(name) == "higher" for r in results))
     judged = [r for r in results if r.outcome != "failed"]
     if not judged:
         return Margin(best, None, None, None, 0)

@@ -3,6 +3,7 @@
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -25,6 +26,15 @@ def _rate(rate: float | None, low: float | None, high: float | None) -> str:
     return f"{rate:.2f} [{low:.2f}, {high:.2f}]"
 
 
+def _margin(margin: object) -> str:
+    value = getattr(margin, "value", None)
+    if value is None:
+        return "-"
+    low, high = getattr(margin, "low", None), getattr(margin, "high", None)
+    interval = f" [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else ""
+    return f"{value:+.2f}{interval} vs {margin.baseline}"  # type: ignore[attr-defined]
+
+
 def _progress(bar: Progress, task: TaskID, done: int, total: int) -> None:
     bar.update(task, completed=done, total=total)
     if not err.is_terminal:  # a log gets one line per judgement instead of a bar
@@ -34,7 +44,7 @@ def _progress(bar: Progress, task: TaskID, done: int, total: int) -> None:
 @app.command("check")
 def check(
     judge_name: str = typer.Option(
-        ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}."
+        ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}, pairwise."
     ),
     judge_model: str | None = typer.Option(
         None,
@@ -64,26 +74,35 @@ def check(
 ) -> None:
     """How well a judge tells good answers from degraded copies of them.
 
-    Good answers (the planted cause, the right numbers, a concrete plan) are judged against degraded copies (cause
-    swapped, numbers changed by 30-50%, recommendation made vague, a claim contradicted, padded to twice the
-    length). Reported per degradation: how often the good answer scores higher (ties are not higher), with a 95%
-    Wilson interval; and how often the same answer judged twice with another seed gets the same score.
+    Good answers, written as an analyst would (a plan, figures from their own queries with provenance, the planted
+    finding, a recommendation), are judged against degraded copies of the same length and wording (cause swapped,
+    figures changed by 30-50%, recommendation made vague, busiest and quietest swapped, figures replaced by filler,
+    results under the prose that contradict it, plausible but wrong SQL). Reported per degradation: how often the
+    good answer scores higher (ties are not higher), with a 95% Wilson interval; beside it the trivial rules
+    (shorter, longer, reference overlap, random) on the same pairs, and the judge's margin over the best of them
+    with a 95% paired bootstrap interval; and how often the same answer judged twice with another seed gets the same
+    score. -o writes every pair (question, reference, both texts, their steps' results) so other rules can be run.
     """
     from biarena.benchmarks import resolve_benchmark
     from biarena.cli.options import read_options_file
     from biarena.db import DatabasePool
     from biarena.judges.check import check_judge
+    from biarena.judges.pairwise import PairwiseJudge
     from biarena.judges.rubric import load_builtin_rubric, load_rubric_file
     from biarena.llm import DEFAULT_MODEL, get_model
     from biarena.metrics import ScoringContext
     from biarena.scoring import get_scorer
 
-    get_scorer(judge_name, "judge")  # an unknown name is refused before its options are read
-    file = {judge_name: read_options_file(options_file)} if options_file is not None else None
-    given = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
-    judge = get_scorer(judge_name, "judge", **({"options": given[judge_name]} if judge_name in given else {}))
-    if not callable(getattr(judge, "judge", None)):
-        raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
+    judge: Any
+    if judge_name == PairwiseJudge.name:
+        judge = PairwiseJudge()
+    else:
+        get_scorer(judge_name, "judge")  # an unknown name is refused before its options are read
+        file = {judge_name: read_options_file(options_file)} if options_file is not None else None
+        given = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
+        judge = get_scorer(judge_name, "judge", **({"options": given[judge_name]} if judge_name in given else {}))
+        if not callable(getattr(judge, "judge", None)):
+            raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
     loaded = None
     if rubric is not None:
         if not judge.default_rubric:
@@ -130,13 +149,21 @@ def check(
             )
     finally:
         pool.close()
+    from biarena.judges.baselines import BASELINES
+
     columns = [("degradation", "name")] + [(c, "number") for c in ("pairs", "higher", "ties", "lower", "failed")]
     table = new_table(
         f"judge check: {report.judge} with {report.model or 'no model'} ({report.questions} good answers)",
-        [*columns, ("good scores higher [95% CI]", "name")],
+        [
+            *columns,
+            ("good scores higher [95% CI]", "name"),
+            *[(rule, "number") for rule in BASELINES],
+            ("margin over best rule [95% CI]", "name"),
+        ],
     )
     for figures in [*report.degradations, report.overall]:
         rate = figures.good_higher
+        rules = [figures.baselines.get(rule) for rule in BASELINES]
         row(
             table,
             figures.degradation,
@@ -146,8 +173,26 @@ def check(
             figures.lower,
             figures.failed,
             _rate(rate.rate, rate.low, rate.high),
+            *["-" if r is None or r.rate is None else f"{r.rate:.2f}" for r in rules],
+            _margin(figures.margin),
         )
     print_table(table)
+    headline = report.margin
+    out.print(
+        Text(
+            f"margin over the best trivial rule, overall: {_margin(headline)} "
+            "(the judge's share of pairs won minus the rule's, on the pairs the judge decided; 95% paired bootstrap "
+            "over pairs). Trivial rules: shorter, longer, more reference words (overlap), a seeded coin (random)."
+        )
+    )
+    if report.position_bias is not None:
+        bias = report.position_bias
+        out.print(
+            Text(
+                f"position bias (the two orders picked opposite sides, counted as a tie): {bias.successes} of "
+                f"{bias.trials} pairs, " + _rate(bias.rate, bias.low, bias.high)
+            )
+        )
     consistency = report.consistency
     agreement = consistency.agreement
     line = (
@@ -159,7 +204,8 @@ def check(
         line += f", mean |difference| {consistency.mean_abs_difference:.3f}"
     if consistency.failed:
         line += f", {consistency.failed} failed"
-    out.print(Text(line))
+    if consistency.answers:
+        out.print(Text(line))
     reasons = Counter(r.failure for r in report.pairs if r.failure)
     if reasons:
         reason, times = reasons.most_common(1)[0]
@@ -174,3 +220,168 @@ def check(
     if out_file is not None:
         out_file.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         err.print(Text(f"wrote {out_file}"))
+
+
+@app.command("pairwise")
+def pairwise(
+    runs: list[Path] = typer.Argument(..., help="Two or more run files answering the same questions."),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
+    ),
+    out_file: Path | None = typer.Option(None, "-o", "--out", help="Write the verdicts as votes (JSONL)."),
+    count: int | None = typer.Option(None, "-n", "--questions", min=1, help="Compare on the first N questions only."),
+    seed: int = typer.Option(0, "--seed", help="The judge model's seed."),
+    judge_temperature: float = typer.Option(
+        0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
+    ),
+    bootstrap: int = typer.Option(500, "--bootstrap", min=0, help="Bootstrap resamples behind the intervals."),
+    arena: Path | None = typer.Option(
+        None, "--arena", metavar="ARENA.db", help="An arena database: the judge's agreement with its human votes."
+    ),
+    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+) -> None:
+    """Compare runs' answers two by two with a judge model (arena-hard style), each pair twice with the sides
+    swapped: a verdict that flips with the order is a tie and counted as position bias. The verdicts are votes
+    (the arena's export format, with -o), ranked with Bradley-Terry as human votes are, and again with the answers'
+    length and Markdown structure held fixed (style control).
+    """
+    import itertools
+
+    from biarena.judges.base import ScorerContext
+    from biarena.judges.check import wilson
+    from biarena.judges.pairwise import PairwiseJudge, as_vote
+    from biarena.llm import DEFAULT_MODEL, get_model
+    from biarena.report.auto_scores import contender
+    from biarena.report.run_data import read_runs
+    from biarena.votes.export import export_votes
+    from biarena.votes.leaderboard import build_leaderboard
+    from biarena.votes.settings import LeaderboardSettings
+    from biarena.votes.style import style_features
+    from biarena.votes.vote import Vote
+
+    if len(runs) < 2:
+        raise UsageError("judge pairwise compares two runs or more")
+    human = None
+    if arena is not None:
+        from biarena.votes.vote_file import load_votes
+
+        human = load_votes(arena).votes
+    data = read_runs(runs)
+    answers = [{a.question_id: a for a in run.answers if a.status == "ok" and (a.text or "").strip()} for run in data]
+    shared = [q for q in data[0].questions if all(q.id in mine for mine in answers)]
+    if not shared:
+        raise UsageError("the runs have no answered question in common")
+    shared = shared[:count] if count else shared
+    model = get_model(judge_model or DEFAULT_MODEL, use_cache=not no_cache)
+    context = ScorerContext(scoring=None, model=model, temperature=judge_temperature, seed=seed)  # type: ignore[arg-type]
+    judge = PairwiseJudge()
+    pairs = list(itertools.combinations(range(len(data)), 2))
+    total = len(shared) * len(pairs)
+    votes, flips, decided, failures = [], 0, 0, Counter()
+    err.print(Text(f"judging {total} pairs ({len(shared)} questions, {len(data)} runs) with {model.spec}"))
+    for question in shared:
+        for i, j in pairs:
+            # alternate which run is shown as A first, so that neither run always opens the comparison
+            if len(votes) % 2:
+                i, j = j, i
+            verdict = judge.compare(question, answers[i][question.id], answers[j][question.id], context)
+            if verdict.winner is None:
+                failures[verdict.failed or "no verdict"] += 1
+                continue
+            decided += 1
+            flips += verdict.flipped
+            votes.append(
+                as_vote(
+                    len(votes) + 1,
+                    verdict,
+                    model=model.spec,
+                    benchmark=data[0].spec.benchmark_name,
+                    question_id=question.id,
+                    systems=(data[i].label, data[j].label),
+                    runs=(data[i].spec.run_id, data[j].spec.run_id),
+                )
+            )
+            if not err.is_terminal:
+                err.print(Text(f"judged {decided + sum(failures.values())} of {total}"))
+    texts = {
+        (run.spec.run_id, qid): answer.text
+        for run, mine in zip(data, answers, strict=True)
+        for qid, answer in mine.items()
+    }
+
+    def style(vote: Vote) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        left, right = texts.get((vote.left_run, vote.question_id)), texts.get((vote.right_run, vote.question_id))
+        return None if left is None or right is None else (style_features(left), style_features(right))
+
+    board = build_leaderboard(
+        votes, [contender(run) for run in data], LeaderboardSettings(bootstrap=bootstrap, seed=seed), style=style
+    )
+    table = new_table(
+        f"pairwise: {len(votes)} verdicts by {model.spec}",
+        [("rank", "number"), ("system", "name"), ("strength [95% CI]", "name"), ("verdicts", "number"),
+         ("win rate", "number"), ("style-controlled [95% CI]", "name"), ("rank, style held", "number")],
+    )  # fmt: skip
+    controlled = board.style_control
+    for board_row in board.rows:
+        styled = "-"
+        styled_rank: object = "-"
+        if controlled is not None and board_row.name in controlled.strength:
+            name = board_row.name
+            styled = _strength(controlled.strength[name], controlled.low[name], controlled.high[name])
+            styled_rank = controlled.systems.index(name) + 1
+        row(
+            table,
+            board_row.rank,
+            board_row.name,
+            _strength(board_row.strength, board_row.low, board_row.high),
+            board_row.votes,
+            "-" if board_row.win_rate is None else f"{board_row.win_rate:.2f}",
+            styled,
+            styled_rank,
+        )
+    print_table(table)
+    if controlled is not None:
+        effects = ", ".join(f"{k} {v:+.2f}" for k, v in controlled.coefficients.items())
+        out.print(Text(f"style effects (log-odds per standard deviation of the normalised difference): {effects}"))
+    bias = wilson(flips, decided)
+    out.print(
+        Text(
+            f"position bias (the two orders picked opposite sides, counted as a tie): {flips} of {decided} pairs, "
+            + _rate(bias.rate, bias.low, bias.high)
+        )
+    )
+    if failures:
+        reason, times = failures.most_common(1)[0]
+        out.print(
+            Text(f"failed pairs: {sum(failures.values())}; most often ({times}): {' '.join(reason.split())[:300]}")
+        )
+    if human is not None:
+        _agreement(votes, human)
+    if out_file is not None:
+        out_file.write_text("".join(export_votes(votes, "jsonl")), encoding="utf-8")
+        err.print(Text(f"wrote {out_file}"))
+
+
+def _strength(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.2f} [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else f"{value:+.2f}"
+
+
+def _agreement(judged: list, human: list) -> None:
+    """Cohen's kappa between the judge's verdicts and the arena's human votes on the same question and runs."""
+    from biarena.stats.agreement import kappa_interval
+    from biarena.votes.leaderboard import vote_agreement
+
+    mine, theirs = vote_agreement(judged, human)
+    if len(mine) < 2:
+        out.print(Text(f"agreement with the arena's human votes: {len(mine)} vote(s) on the same question and runs"))
+        return
+    found = kappa_interval(mine, theirs)
+    interval = f" [{found.low:.2f}, {found.high:.2f}]" if found.low is not None else ""
+    out.print(
+        Text(
+            f"agreement with the arena's human votes: Cohen's kappa {found.kappa:.2f}{interval} over {found.n} votes "
+            "on the same question and runs (outcomes: one side, the other, tie; 95% bootstrap over votes)"
+        )
+    )

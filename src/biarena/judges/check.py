@@ -1,10 +1,13 @@
 """How far to trust a judge: good answers against degraded copies whose order is known without a model.
 
-For questions with a simulator-known truth (corgi-synth types 2-4), a good answer is built from the reference and
-each degradation of `biarena.judges.degrade` makes a worse copy. The judge scores both (the pair shares its plan and
-SQL; only the text differs); the figure per degradation is how often the good answer scores higher (ties are not
-higher), with a 95% Wilson interval. Self-consistency: each good answer judged again with another seed at the
-judge's temperature, and how often the two scores are equal.
+For questions with a simulator-known truth (corgi-synth types 2-4), a good answer is written as an analyst would
+(`biarena.judges.analyst`: plan, figures from its own queries, the reference's finding, a recommendation) and each
+degradation of `biarena.judges.degrade` makes a worse copy of about the same length and wording. The judge scores
+both; the figure per degradation is how often the good answer scores higher (ties are not higher), with a 95% Wilson
+interval. The trivial rules of `biarena.judges.baselines` (shorter, longer, reference overlap, random) run on the
+same pairs; the headline is the judge's margin over the best of them, with a 95% paired bootstrap interval.
+Self-consistency: each good answer judged again with another seed at the judge's temperature, and how often the two
+scores are equal.
 """
 
 import random
@@ -14,14 +17,18 @@ from typing import Any
 
 from scipy.stats import binomtest
 
-from biarena.agents import AgentEnv, run_step
+from biarena.agents import AgentEnv
 from biarena.errors import UsageError
+from biarena.judges.analyst import draft_answer, gather, reference_parts
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext
-from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, good_answer
+from biarena.judges.baselines import BASELINES
+from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, other_cause
+from biarena.judges.pairwise import PairwiseJudge
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
 from biarena.metrics.context import ScoringContext
-from biarena.records import Answer, Question, SystemSpec
+from biarena.records import Answer, Question, Step, SystemSpec
+from biarena.stats.bootstrap import paired_bootstrap
 
 TYPES = ("corgi:type2", "corgi:type3", "corgi:type4")
 """Question types whose references carry a simulator-known truth."""
@@ -56,6 +63,16 @@ class PairResult:
     outcome: str
     """`higher` (the good answer scored higher), `tie`, `lower`, or `failed` (a judgement could not be made)."""
     failure: str | None = None
+    baselines: dict[str, str] = field(default_factory=dict)
+    """Each trivial rule's outcome on the pair, in the same terms (`higher`: it preferred the good answer)."""
+    question: str = ""
+    reference: str = ""
+    good_text: str = ""
+    degraded_text: str = ""
+    plan: str = ""
+    good_steps: list[dict[str, Any]] = field(default_factory=list)
+    """The good answer's SQL steps with their results (sql, columns, preview, row_count, error)."""
+    degraded_steps: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -70,6 +87,19 @@ class Rate:
 
 
 @dataclass
+class Margin:
+    """The judge's share of pairs won minus the best trivial rule's, on the pairs the judge decided, with a 95%
+    paired bootstrap interval (pairs resampled with replacement)."""
+
+    baseline: str | None
+    """The trivial rule that won most pairs."""
+    value: float | None
+    low: float | None
+    high: float | None
+    pairs: int
+
+
+@dataclass
 class DegradationFigures:
     """How often the good answer beat one kind of degraded copy."""
 
@@ -81,6 +111,9 @@ class DegradationFigures:
     failed: int
     good_higher: Rate
     """Pairs the good answer won, over the pairs judged (failed ones left out)."""
+    baselines: dict[str, Rate] = field(default_factory=dict)
+    """Pairs each trivial rule gave the good answer, over all pairs (ties are not wins)."""
+    margin: Margin | None = None
 
 
 @dataclass
@@ -109,6 +142,10 @@ class CheckReport:
     degradations: list[DegradationFigures]
     overall: DegradationFigures
     consistency: Consistency
+    margin: Margin
+    """The overall margin over the best trivial rule: the check's headline."""
+    position_bias: Rate | None
+    """A pairwise judge: pairs whose two orders picked opposite sides (each then a tie), over the pairs compared."""
     judgements: int
     """Judgements made: each degraded answer once, each good answer twice."""
     model_calls: int
@@ -142,12 +179,12 @@ def candidates(questions: list[Question], judge: JudgeScorer) -> list[Question]:
         for q in questions
         if q.reference_answer
         and corgi_type_label(q) != "other"
-        and good_answer(q.reference_answer)
+        and reference_parts(q.reference_answer)[0]
         and judge.applies(q)
     ]
 
 
-def _answer(question: Question, text: str, plan: str, steps: list) -> Answer:
+def _answer(question: Question, text: str, plan: str, steps: list[Step]) -> Answer:
     return Answer(
         question_id=question.id,
         system=SystemSpec(agent="judge-check"),
@@ -156,21 +193,6 @@ def _answer(question: Question, text: str, plan: str, steps: list) -> Answer:
         final_sql=steps[-1].sql if steps else None,
         text=text,
     )
-
-
-def _evidence(question: Question, env: AgentEnv) -> tuple[str, list]:
-    """A plan and SQL steps shared by both answers of a pair: the size of each table the question is about."""
-    tables = [t for t in question.tables if t and t != "None"][:2]
-    steps = []
-    for table in tables:
-        quoted = '"' + table.replace('"', '""') + '"'
-        step, _ = run_step(env, question, f"SELECT COUNT(*) AS row_count FROM {quoted}", purpose=f"size of {table}")
-        steps.append(step)
-    plan = (
-        f"Look at {', '.join(tables) or 'the relevant tables'} over the period in question, compare it with the "
-        "usual level, and find the events or segments that explain the difference."
-    )
-    return plan, steps
 
 
 def build_pairs(questions: list[Question], judge: JudgeScorer, env: AgentEnv, count: int, seed: int) -> list[Pair]:
@@ -194,7 +216,7 @@ def build_pairs(questions: list[Question], judge: JudgeScorer, env: AgentEnv, co
                 order.append(by_type[kind].pop())
     causes: dict[str, list[str]] = {}
     for q in pool:
-        cause = cause_of(good_answer(q.reference_answer or ""))
+        cause = cause_of(reference_parts(q.reference_answer or "")[0])
         if cause:
             causes.setdefault(q.database, []).append(cause)
     made: dict[str, int] = dict.fromkeys(DEGRADATIONS, 0)
@@ -202,27 +224,32 @@ def build_pairs(questions: list[Question], judge: JudgeScorer, env: AgentEnv, co
     for question in order:
         if len(pairs) >= count:
             break
-        text = good_answer(question.reference_answer or "")
-        copies: list[tuple[str, str]] = []
+        evidence = gather(question, env)
+        if evidence is None:
+            continue
+        claim = reference_parts(question.reference_answer or "")[0]
+        other = other_cause(claim, causes.get(question.database, []), random.Random(f"{seed}/{question.id}/cause"))
+        draft = draft_answer(question, evidence, cause=cause_of(claim), other_cause=other)
+        copies: list[tuple[str, str, list[Step]]] = []
         for name in sorted(DEGRADATIONS, key=lambda d: (made[d], DEGRADATIONS.index(d))):
             worse = degrade(
                 name,
-                text,
+                draft,
+                evidence,
                 random.Random(f"{seed}/{question.id}/{name}"),
-                causes=causes.get(question.database, []),
                 recommendational=corgi_type_label(question) == "corgi:type4",
+                wrong=lambda q=question: gather(q, env, year=True),
             )
             if worse is not None:
-                copies.append((name, worse))
+                copies.append((name, *worse))
             if len(copies) == min(PER_QUESTION, count - len(pairs)):
                 break
         if not copies:
             continue
-        plan, steps = _evidence(question, env)
-        good = _answer(question, text, plan, steps)
-        for name, worse in copies:
+        good = _answer(question, draft.text, draft.plan, evidence.steps)
+        for name, text, steps in copies:
             made[name] += 1
-            pairs.append(Pair(question, name, good, _answer(question, worse, plan, steps)))
+            pairs.append(Pair(question, name, good, _answer(question, text, draft.plan, steps)))
     return pairs
 
 
@@ -238,9 +265,29 @@ def _outcome(good: float | None, worse: float | None) -> str:
     return "higher" if good > worse else ("tie" if good == worse else "lower")
 
 
+def margin(results: list[PairResult], seed: int = 0) -> Margin:
+    """The judge's win share minus the best trivial rule's on the pairs it decided, with a paired bootstrap
+    interval."""
+    rules = list(dict.fromkeys(name for r in results for name in r.baselines))
+    if not rules:
+        return Margin(None, None, None, None, 0)
+    best = max(rules, key=lambda name: sum(r.baselines.get(name) == "higher" for r in results))
+    judged = [r for r in results if r.outcome != "failed"]
+    if not judged:
+        return Margin(best, None, None, None, 0)
+    mine = [float(r.outcome == "higher") for r in judged]
+    theirs = [float(r.baselines.get(best) == "higher") for r in judged]
+    if len(judged) < 2:
+        value = mine[0] - theirs[0]
+        return Margin(best, value, None, None, 1)
+    found = paired_bootstrap(mine, theirs, resamples=2000, seed=seed)
+    return Margin(best, found.difference, found.low, found.high, found.n)
+
+
 def _figures(name: str, results: list[PairResult]) -> DegradationFigures:
     count = {k: sum(r.outcome == k for r in results) for k in ("higher", "tie", "lower", "failed")}
     judged = count["higher"] + count["tie"] + count["lower"]
+    rules = list(dict.fromkeys(rule for r in results for rule in r.baselines))
     return DegradationFigures(
         degradation=name,
         pairs=len(results),
@@ -249,7 +296,25 @@ def _figures(name: str, results: list[PairResult]) -> DegradationFigures:
         lower=count["lower"],
         failed=count["failed"],
         good_higher=wilson(count["higher"], judged),
+        baselines={
+            rule: wilson(sum(r.baselines.get(rule) == "higher" for r in results), len(results)) for rule in rules
+        },
+        margin=margin(results),
     )
+
+
+def _step_record(step: Step) -> dict[str, Any]:
+    return step.model_dump(mode="json", include={"sql", "purpose", "columns", "preview", "row_count", "error"})
+
+
+def _baselines(pair: Pair, seed: int, index: int) -> dict[str, str]:
+    reference = pair.question.reference_answer or ""
+    rng = random.Random(f"{seed}/baseline/{index}")
+    terms = {"good": "higher", "degraded": "lower", "tie": "tie"}
+    return {
+        name: terms[rule(pair.good.text or "", pair.degraded.text or "", reference, rng)]
+        for name, rule in BASELINES.items()
+    }
 
 
 def _context_for(base: ScorerContext, seed: int) -> ScorerContext:
@@ -272,7 +337,7 @@ def _safe_judge(judge: JudgeScorer, question: Question, answer: Answer, context:
 
 
 def check_judge(
-    judge: JudgeScorer,
+    judge: "JudgeScorer | PairwiseJudge",
     scoring: ScoringContext,
     *,
     model: Model | None,
@@ -289,7 +354,7 @@ def check_judge(
         raise UsageError("judge check needs at least one pair (-n)")
     if judge.needs_model and model is None:
         raise UsageError(f"judge '{judge.name}' needs a model (--judge-model)")
-    if score is not None and score not in judge.produces:
+    if score is not None and score not in getattr(judge, "produces", ()):
         raise UsageError(f"judge '{judge.name}' has no score '{score}' (it gives {', '.join(judge.produces)})")
     if rubric is None and judge.default_rubric:
         rubric = load_builtin_rubric(judge.default_rubric)
@@ -302,7 +367,9 @@ def check_judge(
         seed=seed,
     )
     env = AgentEnv(benchmark=scoring.benchmark, databases=scoring.databases)
-    pairs = build_pairs(scoring.benchmark.questions, judge, env, count, seed)
+    pairs = build_pairs(scoring.benchmark.questions, judge, env, count, seed)  # type: ignore[arg-type]
+    if isinstance(judge, PairwiseJudge):
+        return _check_pairwise(judge, base, pairs, benchmark_name or scoring.benchmark.name, on_judged)
     goods = {p.question.id: p for p in pairs}
     total = len(pairs) + 2 * len(goods)
     before = model.usage.snapshot() if model else None
@@ -322,7 +389,7 @@ def check_judge(
         first[qid] = judged(pair.question, pair.good, base)
         again[qid] = judged(pair.question, pair.good, _context_for(base, seed + CONSISTENCY_SEED))
     results: list[PairResult] = []
-    for pair in pairs:
+    for index, pair in enumerate(pairs):
         good = first[pair.question.id]
         worse = judged(pair.question, pair.degraded, base)
         name = _score_name(judge, good, score) or _score_name(judge, worse, score)
@@ -338,6 +405,14 @@ def check_judge(
                 degraded=worse_value,
                 outcome=_outcome(good_value, worse_value),
                 failure=good.failed or worse.failed,
+                baselines=_baselines(pair, seed, index),
+                question=pair.question.text,
+                reference=pair.question.reference_answer or "",
+                good_text=pair.good.text or "",
+                degraded_text=pair.degraded.text or "",
+                plan=pair.good.plan or "",
+                good_steps=[_step_record(s) for s in pair.good.steps],
+                degraded_steps=[_step_record(s) for s in pair.degraded.steps],
             )
         )
     same = failed = 0
@@ -375,7 +450,77 @@ def check_judge(
         ],
         overall=_figures("all", results),
         consistency=consistency,
+        margin=margin(results, seed),
+        position_bias=None,
         judgements=done,
+        model_calls=after.calls - before.calls if after and before else 0,
+        prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
+        completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,
+        pairs=results,
+    )
+
+
+def _check_pairwise(
+    judge: PairwiseJudge,
+    base: ScorerContext,
+    pairs: list[Pair],
+    benchmark: str,
+    on_judged: Callable[[int, int], None] | None,
+) -> CheckReport:
+    """Each pair compared in both orders: agreement with the known order, ties, and position bias."""
+    model = base.model
+    before = model.usage.snapshot() if model else None
+    results: list[PairResult] = []
+    flips = decided = 0
+    for index, pair in enumerate(pairs):
+        verdict = judge.compare(pair.question, pair.good, pair.degraded, base)
+        if on_judged is not None:
+            on_judged(index + 1, len(pairs))
+        outcome = {"a": "higher", "b": "lower", "tie": "tie"}.get(verdict.winner or "", "failed")
+        if verdict.winner is not None:
+            decided += 1
+            flips += verdict.flipped
+        value = {"higher": 1.0, "lower": 0.0, "tie": 0.5}.get(outcome)
+        results.append(
+            PairResult(
+                question_id=pair.question.id,
+                question_type=corgi_type_label(pair.question),
+                degradation=pair.degradation,
+                score="verdict",
+                good=value,
+                degraded=None if value is None else 1.0 - value,
+                outcome=outcome,
+                failure=verdict.failed,
+                baselines=_baselines(pair, base.seed, index),
+                question=pair.question.text,
+                reference=pair.question.reference_answer or "",
+                good_text=pair.good.text or "",
+                degraded_text=pair.degraded.text or "",
+                plan=pair.good.plan or "",
+                good_steps=[_step_record(s) for s in pair.good.steps],
+                degraded_steps=[_step_record(s) for s in pair.degraded.steps],
+            )
+        )
+    after = model.usage.snapshot() if model else None
+    return CheckReport(
+        judge=judge.name,
+        judge_version=judge.version,
+        model=model.spec if model else None,
+        benchmark=benchmark,
+        seed=base.seed,
+        temperature=base.temperature,
+        rubric_hash=None,
+        questions=len({p.question.id for p in pairs}),
+        degradations=[
+            _figures(name, [r for r in results if r.degradation == name])
+            for name in DEGRADATIONS
+            if any(r.degradation == name for r in results)
+        ],
+        overall=_figures("all", results),
+        consistency=Consistency(0, 0, 0, wilson(0, 0), None),
+        margin=margin(results, base.seed),
+        position_bias=wilson(flips, decided),
+        judgements=2 * len(pairs),
         model_calls=after.calls - before.calls if after and before else 0,
         prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
         completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,

@@ -11,6 +11,7 @@ from typing import Any
 
 from biarena.db import SqlProblem
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
+from biarena.judges.judge_prompts import steps_text
 from biarena.judges.rubric import CorgiRubric, corgi_rubric
 from biarena.records import Answer, Question
 from biarena.scoring.score_info import ScoreInfo
@@ -159,9 +160,14 @@ def reply_tokens(count: int) -> int:
 
 
 def header(rubric: CorgiRubric, qtype: str, question: Question, answer: Answer) -> str:
-    """The question type, question and answer, as every CORGI prompt opens."""
+    """The question type, question and answer, as every CORGI prompt opens; with no reference to compare with, the
+    judge is also shown the queries the answer ran and their results, so it can see whether the prose follows
+    them."""
     kind = rubric.question_types.get(qtype, qtype)
-    return f"Question type: {kind}\nQuestion: {question.text.strip()}\n\nAnswer:\n{answer_for_judge(answer)}\n"
+    text = f"Question type: {kind}\nQuestion: {question.text.strip()}\n\nAnswer:\n{answer_for_judge(answer)}\n"
+    if answer.steps:
+        text += f"\nThe queries the answer ran, with their results:\n{steps_text(answer.steps)}\n"
+    return text
 
 
 @dataclass
@@ -246,7 +252,7 @@ class CorgiJudge(JudgeScorer):
     """CORGI's atomized multi-agent judge: one discriminator call and one call per scoring agent at most."""
 
     name = "corgi"
-    version = "1"
+    version = "2"
     infos = corgi_infos("corgi", "CORGI", "a discriminator, then one scoring agent per dimension")
     needs_model = True
     default_rubric = DEFAULT_RUBRIC

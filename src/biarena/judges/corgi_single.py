@@ -27,7 +27,7 @@ class CorgiSingleJudge(CorgiJudge):
     """
 
     name = "corgi-single"
-    version = "1"
+    version = "2"
     infos = corgi_infos("corgi-single", "CORGI single", "one call scores every sub-metric")
 
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:

@@ -1,66 +1,72 @@
-"""Good answers from a simulator-known truth, and degraded copies of them whose inferiority needs no model.
+"""Degraded copies of an analyst's answer whose inferiority needs no model, and which length and wording do not give
+away: each copy reuses the good answer's text, stays within 10% of its length, and changes one thing.
 
-A good answer states the reference's finding (the planted cause, the expected figure, the recommendation the data
-favours) and, for a planted event, what the data shows. Each degradation changes one thing:
+- `cause_swapped`: the cause ("because ...") and the event ruled out trade places;
+- `numbers_changed`: the figures read from the queries moved up or down by 30-50% (same format; dates, day ranges,
+  times, years, query numbers and ids kept);
+- `vague_recommendation`: the recommendation's action, owner, target and time replaced by vague words (type 4);
+- `contradicted`: the busiest and the quietest trade places, against the query results;
+- `padded`: the figures replaced by sentences of the same length that say nothing;
+- `results_swapped`: the same prose and SQL, over results that contradict it (every figure off by 30-50%);
+- `wrong_sql`: plausible SQL that reads only the latest year as if it were all the data, with the figures it gives.
 
-- `cause_swapped`: the cause ("because ...") replaced by the cause of another event in the same database;
-- `numbers_changed`: every figure (not dates or years) moved up or down by 30-50%;
-- `vague_recommendation`: the recommendation replaced by one that names no action, time or target (type 4);
-- `contradicted`: one claim turned into its opposite (a rise into a fall, weekends into weekdays, ...);
-- `padded`: the answer padded to twice its length with sentences that say nothing.
-
-A degradation that does not apply to an answer (no cause to swap, no number to change) returns None.
+A degradation that does not apply to an answer (no cause to swap, no figure to change) returns None.
 """
 
 import random
 import re
 from collections.abc import Callable
 
-DEGRADATIONS = ("cause_swapped", "numbers_changed", "vague_recommendation", "contradicted", "padded")
+from biarena.judges.analyst import Draft, Evidence, figures_text
+from biarena.records import Step
+
+DEGRADATIONS = (
+    "cause_swapped",
+    "numbers_changed",
+    "vague_recommendation",
+    "contradicted",
+    "padded",
+    "results_swapped",
+    "wrong_sql",
+)
 """Degradation names, in report order."""
 
-HIDDEN = "Evidence (hidden parameters):"
-_TOLERANCE = re.compile(r"\s*\(tolerance [^)]*\)")
-_PLANTED = re.compile(
-    r"planted event '[^']+', (?P<what>.+?) x(?P<factor>\d+(?:\.\d+)?) from (?P<start>\d{4}-\d{2}-\d{2}) to "
-    r"(?P<end>\d{4}-\d{2}-\d{2}) against the weeks before"
-)
+LENGTH_SLACK = 0.10
+"""How far a degraded copy's length may be from the good answer's (a share of it)."""
+
 _CAUSE = re.compile(r"\bbecause (?:of )?(?P<cause>[^.;()]+)")
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
+_DAYS = r"\d{1,2}(?:st|nd|rd|th)?"
 _PROTECTED = re.compile(
-    rf"\d{{4}}-\d{{2}}-\d{{2}}(?:[ T]\d{{2}}:\d{{2}}(?::\d{{2}})?)?"  # dates and times
-    rf"|\b(?:{_MONTHS})\.? \d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?\b"  # "February 11-12", "Sept. 2"
+    r"\d{4}-\d{2}(?:-\d{2})?(?:[ T]\d{2}:\d{2}(?::\d{2})?)?"  # dates, months and times
+    rf"|\b(?:{_MONTHS})\.? {_DAYS}(?:(?:\s*[-–]\s*|\s+(?:to|and|through|until)\s+)(?:(?:{_MONTHS})\.? )?{_DAYS})?\b"
+    rf"|\b{_DAYS} (?:of )?(?:{_MONTHS})\b"  # "24 November", "the 3rd of May"
+    r"|\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?"  # times
     r"|\b(?:19|20)\d{2}\b"  # years
+    r"|\b(?:quer(?:y|ies)|steps?|ids?|IDs?|no\.|number|#)\s*\d+(?:(?:\s*,\s*|\s+and\s+|\s*-\s*)\d+)*",  # references
+    re.IGNORECASE,
 )
 _NUMBER = re.compile(r"(?<![\w.,])(?P<sign>[+\-−]?)(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]\d)")
-_OPPOSITES = [
-    ("rose", "fell"),
-    ("rise", "fall"),
-    ("rises", "falls"),
-    ("risen", "fallen"),
-    ("higher", "lower"),
-    ("larger", "smaller"),
-    ("more", "fewer"),
-    ("most", "least"),
-    ("weekends", "weekdays"),
-    ("peak", "weakest"),
-    ("doubled", "halved"),
-    ("grows", "shrinks"),
-    ("increase", "decrease"),
-    ("increased", "decreased"),
-    ("busier", "quieter"),
-    ("jump", "drop"),
-    ("before", "after"),
-]
-_FLIP = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
-_FLIP_WORD = re.compile(r"\b(" + "|".join(sorted(_FLIP, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 VAGUE = (
-    "We recommend taking appropriate action at the right time, focusing on the areas with the most potential and "
-    "monitoring the results closely."
+    "act on this when the time seems right: the relevant teams own it, the aim is to improve {table} wherever "
+    "the potential looks greatest, and everyone keeps an eye on the results as things develop{more}."
 )
+VAGUE_MORE = " over the coming period and beyond"
+LONGER = (
+    ("may be partial", "may well be only partial"),
+    ("are not in them", "are not counted in them at all"),
+    ("rests on the pattern", "rests on the whole pattern over time"),
+)
+SHORTER = (
+    ("rests on the pattern, not on one", "rests on the pattern, not one"),
+    ("so rows removed or corrected later are not in them", "so later corrections are not in them"),
+    ("and the counts are of stored rows, so later corrections are not in them", "and the counts are of stored rows"),
+)
+"""Rewrites of the caveat that keep its sense and change its length, so that length says nothing of which copy is
+degraded."""
 FILLER = (
     "It is worth keeping the broader business context in mind when reading these figures.",
     "Data-driven decisions call for careful interpretation of how the numbers evolve over time.",
@@ -70,26 +76,9 @@ FILLER = (
     "Regular reviews of these indicators help the team stay informed about the business.",
     "Clear communication of the findings supports alignment between teams.",
     "Further analysis could add more detail to this picture in the future.",
+    "The picture may look different from other angles, and that is worth remembering.",
+    "Patterns like these are common in businesses of this kind.",
 )
-
-
-def reference_parts(reference: str) -> tuple[str, str | None]:
-    """The reference's finding (what an answer states) and its hidden evidence (None when it has none)."""
-    claim, _, hidden = reference.partition(HIDDEN)
-    return _TOLERANCE.sub("", claim).strip(), (hidden.strip() or None)
-
-
-def good_answer(reference: str) -> str:
-    """A good answer from a simulator reference: its finding, plus what the data shows for a planted event."""
-    claim, hidden = reference_parts(reference)
-    found = _PLANTED.search(hidden or "")
-    if found is None:
-        return claim
-    what = found["what"].replace("share of rows of", "the share of").replace("rows of", "").strip()
-    return (
-        f"{claim} In the data, {what} ran at {float(found['factor']):.2f} times the level of the weeks before, "
-        f"from {found['start']} to {found['end']}."
-    )
 
 
 def cause_of(text: str) -> str | None:
@@ -98,17 +87,13 @@ def cause_of(text: str) -> str | None:
     return found["cause"].strip() if found else None
 
 
-def cause_swapped(text: str, rng: random.Random, causes: list[str]) -> str | None:
-    """The answer with its cause replaced by another one from `causes` (another event's)."""
-    found = _CAUSE.search(text)
-    if found is None:
+def other_cause(text: str, causes: list[str], rng: random.Random) -> str | None:
+    """Another event's cause from `causes` (one that is not this answer's own), or None."""
+    own = (cause_of(text) or "").lower()
+    if not own:
         return None
-    own = found["cause"].strip().lower()
     others = sorted({c for c in causes if c.strip().lower() != own and own not in c.lower() and c.lower() not in own})
-    if not others:
-        return None
-    start, end = found.span("cause")
-    return text[:start] + rng.choice(others) + text[end:]
+    return rng.choice(others) if others else None
 
 
 def _changed(match: re.Match[str], rng: random.Random) -> str:
@@ -126,7 +111,8 @@ def _changed(match: re.Match[str], rng: random.Random) -> str:
 
 
 def numbers_changed(text: str, rng: random.Random) -> str | None:
-    """The answer with every figure (dates, days of a month and years kept) moved by 30-50% up or down."""
+    """The text with every figure moved by 30-50% up or down in the same format; dates, day ranges ("November 24
+    to 28"), times, years, query numbers and ids kept. None when it has no figure."""
     protected = [m.span() for m in _PROTECTED.finditer(text)]
     changed = 0
 
@@ -142,46 +128,114 @@ def numbers_changed(text: str, rng: random.Random) -> str | None:
     return out if changed else None
 
 
-def vague_recommendation(text: str, rng: random.Random, recommendational: bool) -> str | None:
-    """For a recommendational answer: its recommendation (the reference's finding) replaced by a vague one, the
-    data it rests on kept."""
-    if not recommendational:
+def cause_swapped(draft: Draft) -> Draft | None:
+    """The cause and the event ruled out trade places (the same words, the wrong cause)."""
+    if draft.ruled_out is None:
         return None
-    _, sep, data = text.partition(" In the data, ")
-    return VAGUE + (f" In the data, {data}" if sep else "")
-
-
-def contradicted(text: str, rng: random.Random) -> str | None:
-    """The answer with its first directional claim reversed (a rise becomes a fall, weekends weekdays, ...)."""
-    found = _FLIP_WORD.search(text)
-    if found is None:
+    own = cause_of(draft.conclusion)
+    found = _CAUSE.search(draft.conclusion)
+    other = draft.ruled_out.removeprefix("Another event on record, ").split(", does not line up")[0]
+    if found is None or not own or not other:
         return None
-    word = found.group(0)
-    opposite = _FLIP[word.lower()]
-    if word[0].isupper():
-        opposite = opposite[0].upper() + opposite[1:]
-    return text[: found.start()] + opposite + text[found.end() :]
+    start, end = found.span("cause")
+    conclusion = draft.conclusion[:start] + other + draft.conclusion[end:]
+    return draft.but(conclusion=conclusion, ruled_out=draft.ruled_out.replace(other, own, 1))
 
 
-def padded(text: str, rng: random.Random) -> str:
-    """The answer padded to twice its length with sentences that add nothing."""
+def contradicted(draft: Draft) -> Draft | None:
+    """The busiest and the quietest trade places in the figures (the same words, a claim the results deny)."""
+    swapped = re.sub(r"\b(busiest|quietest)\b", lambda m: {"busiest": "quietest"}.get(m[1], "busiest"), draft.figures)
+    return draft.but(figures=swapped) if swapped != draft.figures else None
+
+
+def padded(draft: Draft, rng: random.Random) -> Draft:
+    """The figures replaced by filler sentences of about the same length (the figures are the padding's victim: the
+    answer keeps its size and loses what it rests on)."""
     filler = list(FILLER)
     rng.shuffle(filler)
-    out, i = text, 0
-    while len(out) < 2 * len(text):
-        out += " " + filler[i % len(filler)]
-        i += 1
-    return out
+    out: list[str] = []
+    for sentence in filler * 4:
+        if len(" ".join(out)) >= len(draft.figures):
+            break
+        out.append(sentence)
+    if len(out) > 1 and len(draft.figures) - len(" ".join(out[:-1])) < len(" ".join(out)) - len(draft.figures):
+        out.pop()  # the closer of the two lengths around the figures'; `balanced` then picks the side at random
+    return draft.but(figures=" ".join(out))
 
 
-def degrade(name: str, text: str, rng: random.Random, *, causes: list[str], recommendational: bool) -> str | None:
-    """Apply one degradation by name; None when it does not apply to this answer."""
-    makers: dict[str, Callable[[], str | None]] = {
-        "cause_swapped": lambda: cause_swapped(text, rng, causes),
-        "numbers_changed": lambda: numbers_changed(text, rng),
-        "vague_recommendation": lambda: vague_recommendation(text, rng, recommendational),
-        "contradicted": lambda: contradicted(text, rng),
-        "padded": lambda: padded(text, rng),
-    }
-    out = makers[name]()
-    return None if out is None or out.strip() == text.strip() else out
+def vague_recommendation(draft: Draft, evidence: Evidence, recommendational: bool, rng: random.Random) -> Draft | None:
+    """For a question that asks for a recommendation: its action, owner, target and time made vague."""
+    if not recommendational:
+        return None
+    return draft.but(recommendation=VAGUE.format(table=evidence.table, more=VAGUE_MORE if rng.random() < 0.5 else ""))
+
+
+def balanced(good: Draft, worse: Draft, rng: random.Random) -> Draft:
+    """`worse` with its caveat reworded (same sense) so that it is longer or shorter than `good` at random; copies
+    of the same length stay as they are."""
+    if len(worse.text) == len(good.text):
+        return worse
+    want_longer = rng.random() < 0.5
+    for old, new in LONGER if want_longer else SHORTER:
+        if (len(worse.text) > len(good.text)) == want_longer:
+            break
+        worse = worse.but(caveat=worse.caveat.replace(old, new))
+    return worse
+
+
+def _scaled(step: Step, factor: float) -> Step:
+    def cell(value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return value
+        return round(value * factor) if isinstance(value, int) else round(value * factor, 4)
+
+    return step.model_copy(update={"preview": [[cell(v) for v in row] for row in step.preview]})
+
+
+def results_swapped(steps: list[Step], rng: random.Random) -> list[Step]:
+    """The same SQL over results whose every figure is 30-50% off (one factor a query, so the order holds)."""
+    return [_scaled(step, 1 + rng.choice((-1, 1)) * rng.uniform(0.3, 0.5)) for step in steps]
+
+
+def _within(good: str, worse: str) -> bool:
+    return abs(len(worse) - len(good)) <= LENGTH_SLACK * len(good)
+
+
+def degrade(
+    name: str,
+    draft: Draft,
+    evidence: Evidence,
+    rng: random.Random,
+    *,
+    recommendational: bool,
+    wrong: Callable[[], Evidence | None] | None = None,
+) -> tuple[str, list[Step]] | None:
+    """One degradation by name: the degraded text and the steps under it; None when it does not apply (or would
+    move the length by more than `LENGTH_SLACK`)."""
+    steps = evidence.steps
+    worse: Draft | None
+    if name == "cause_swapped":
+        worse = cause_swapped(draft)
+    elif name == "numbers_changed":
+        figures = numbers_changed(draft.figures, rng)
+        worse = draft.but(figures=figures) if figures else None
+    elif name == "vague_recommendation":
+        worse = vague_recommendation(draft, evidence, recommendational, rng)
+    elif name == "contradicted":
+        worse = contradicted(draft)
+    elif name == "padded":
+        worse = padded(draft, rng)
+    elif name == "results_swapped":
+        worse, steps = draft, results_swapped(evidence.steps, rng)
+    elif name == "wrong_sql":
+        other = wrong() if wrong is not None else None
+        if other is None or other.total == evidence.total:
+            return None
+        worse, steps = draft.but(figures=figures_text(other)), other.steps
+    else:
+        raise ValueError(f"unknown degradation '{name}'")
+    if worse is not None:
+        worse = balanced(draft, worse, rng)
+    if worse is None or (worse.text == draft.text and steps is evidence.steps) or not _within(draft.text, worse.text):
+        return None
+    return worse.text, steps

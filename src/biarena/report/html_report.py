@@ -124,15 +124,26 @@ def _series(analysis: Analysis, key: str, name: str) -> tuple[list[str], dict[st
 
 
 def _check_chart(judge: str, figures: list[CheckFigure]) -> str:
-    rows = [(f.check.replace("_", " "), f.rate, f.low, f.high) for f in figures]
-    return interval_plot(
-        rows,
+    shares = [(f.check.replace("_", " "), f.rate, f.low, f.high) for f in figures if not f.check.endswith("margin")]
+    margins = [(f.check.replace("_", " "), f.rate, f.low, f.high) for f in figures if f.check.endswith("margin")]
+    chart = interval_plot(
+        shares,
         title=f"judge check: {judge}",
         domain=(0.0, 1.0),
         reference=0.5,
         caption="share of pairs where the good answer scored higher than its degraded copy (95% interval)",
         colours=["#54A24B"],
     )
+    if margins:  # a margin over the best trivial rule runs from -1 to 1
+        chart += interval_plot(
+            margins,
+            title=f"judge check: {judge}, margin over the best trivial rule",
+            domain=(-1.0, 1.0),
+            reference=0.0,
+            caption="the judge's share of pairs won minus the best trivial rule's on the same pairs (95% interval)",
+            colours=["#4C78A8"],
+        )
+    return chart
 
 
 def _judge_blocks(analysis: Analysis, by: str) -> list[dict[str, Any]]:
@@ -204,6 +215,15 @@ def _arena(analysis: Analysis, names: list[str]) -> dict[str, Any] | None:
         caption=f"{board.total_votes} votes; {board.ties} ties or both bad (half a win each); "
         f"{board.bootstrap} bootstrap resamples",
     )
+    styled = board.style_control
+    if styled is not None:  # the ranking with the answers' length and Markdown structure held fixed
+        effects = ", ".join(f"{k} {v:+.2f}" for k, v in styled.coefficients.items())
+        chart += interval_plot(
+            [(name, styled.strength[name], styled.low[name], styled.high[name]) for name in styled.systems],
+            title="Style-controlled strength (length and Markdown structure held fixed)",
+            reference=0.0,
+            caption=f"{styled.votes} votes whose answers are in this report; style effects (log-odds): {effects}",
+        )
     matrix = [[board.wins.get((a, b)) for b in board.names] for a in board.names]
     games = [[board.matches.get((a, b), 0) for b in board.names] for a in board.names]
     return {

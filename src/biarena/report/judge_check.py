@@ -73,7 +73,13 @@ def _figures_of(body: dict[str, Any]) -> list[CheckFigure]:
     found: list[CheckFigure] = []
     degradations = body.get("degradations")
     if isinstance(degradations, list):
-        found += [f for item in degradations if (name := _named(item)) and (f := _figure(name, item))]
+        for item in degradations:
+            name = _named(item)
+            if name and (figure := _figure(name, item)):
+                found.append(figure)
+            # the judge's margin over the best trivial rule on this degradation, beside its figure
+            if name and isinstance(item.get("margin"), dict) and (margin := _figure(f"{name} margin", item["margin"])):
+                found.append(margin)
     elif isinstance(degradations, dict):
         found += [f for name, item in degradations.items() if (f := _figure(str(name), item))]
     # Beside a list of degradations, bare numbers are the report's counts and settings (seed, tokens), not figures.

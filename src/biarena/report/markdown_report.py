@@ -32,7 +32,22 @@ def _arena(analysis: Analysis) -> list[str]:
     )
     if board.unmatched_votes:
         note += f" {board.unmatched_votes} votes left out: a side's run is not in this report."
-    return ["## Leaderboard: arena votes", note, markdown_table(headers, rows, {0, 2, 4})]
+    styled = board.style_control
+    if styled is not None:
+        headers += ["style-controlled", "95% interval", "rank"]
+        for line, r in zip(rows, board.rows, strict=True):
+            known = r.name in styled.strength
+            line += [
+                _num(styled.strength[r.name], 2) if known else "-",
+                _interval(styled.low[r.name], styled.high[r.name]).strip() if known else "-",
+                str(styled.systems.index(r.name) + 1) if known else "-",
+            ]
+        effects = ", ".join(f"{k} {v:+.2f}" for k, v in styled.coefficients.items())
+        note += (
+            f" Style-controlled: the same fit with the answers' length and Markdown structure as covariates "
+            f"({styled.votes} votes whose answers are in this report; style effects in log-odds: {effects})."
+        )
+    return ["## Leaderboard: arena votes", note, markdown_table(headers, rows, {0, 2, 4, 5, 7})]
 
 
 def _sections(analysis: Analysis) -> list[str]:

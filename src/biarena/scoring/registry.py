@@ -33,6 +33,7 @@ SCORERS: dict[str, Callable[..., Scorer]] = {
     "peer-review": lazy("biarena.judges.peer_review:PeerReviewJudge"),
     "bibench": lazy("biarena.judges.bibench:BiBenchJudge"),
     "interaction": lazy("biarena.judges.interaction:InteractionJudge"),
+    "faithfulness": lazy("biarena.judges.faithfulness:FaithfulnessJudge"),
 }
 """Registry name -> factory taking the scorer's keyword options. A new scorer is one file and one line here; the
 deterministic metrics are the default ones."""

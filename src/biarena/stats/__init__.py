@@ -10,6 +10,8 @@ _EXPORTS = {
     "agreed_subset_accuracy": "agreement",
     "agreement": "agreement",
     "kappa": "agreement",
+    "KappaInterval": "agreement",
+    "kappa_interval": "agreement",
     "Anova": "anova",
     "anova_by_group": "anova",
     "Interval": "bootstrap",

@@ -74,3 +74,32 @@ def agreed_subset_accuracy(
     if not agreed:
         return float("nan"), 0
     return sum(1 for s, a in agreed if s == a) / len(agreed), len(agreed)
+
+
+@dataclass(frozen=True)
+class KappaInterval:
+    """Cohen's kappa with its 95% percentile bootstrap interval (items resampled with replacement)."""
+
+    kappa: float
+    low: float | None
+    high: float | None
+    n: int
+
+
+def kappa_interval(
+    first: Sequence[float | None], second: Sequence[float | None], *, resamples: int = 1000, seed: int = 0
+) -> KappaInterval:
+    """Cohen's kappa of two raters over the items both rated, with a bootstrap interval (resamples where chance
+    agreement is total are left out)."""
+    x, y = _pairs(first, second)
+    estimate = kappa(x, y)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(resamples):
+        pick = rng.integers(0, len(x), size=len(x))
+        xs, ys = x[pick], y[pick]
+        if len(np.unique(np.concatenate([xs, ys]))) > 1:
+            values.append(kappa(xs, ys))
+    if not values:
+        return KappaInterval(estimate, None, None, len(x))
+    return KappaInterval(estimate, float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)), len(x))

@@ -1,11 +1,14 @@
-"""export_votes: an arena's stored votes as JSONL or CSV, with the systems and their runs revealed."""
+"""export_votes: an arena's stored votes as JSONL or CSV, with the systems and their runs revealed; and reading a
+JSONL export back."""
 
 import csv
 import io
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 from biarena.csv_cells import safe_row
+from biarena.errors import FormatError, NotFoundError
 from biarena.votes.vote import Vote
 
 EXPORT_FIELDS = (
@@ -46,3 +49,34 @@ def export_votes(votes: list[Vote], fmt: str) -> Iterator[str]:
     for vote in votes:
         writer.writerow(safe_row(vote_record(vote)))
     yield buffer.getvalue()
+
+
+def read_exported_votes(path: Path) -> list[Vote]:
+    """Votes from a JSONL export (`export_votes`, or `biarena judge pairwise -o`); a bad line is a one-line error."""
+    if not path.is_file():
+        raise NotFoundError(f"{path}: no such votes file")
+    votes = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            choice = {"a": "left", "b": "right"}.get(data["winner"], data["winner"])
+            votes.append(
+                Vote(
+                    id=int(data.get("vote_id") or number),
+                    annotator=str(data.get("annotator", "")),
+                    benchmark=str(data.get("benchmark", "")),
+                    question_id=str(data["question_id"]),
+                    left_system=str(data["system_a"]),
+                    right_system=str(data["system_b"]),
+                    choice=choice,
+                    rationale=str(data.get("rationale", "")),
+                    created_at=str(data.get("created_at", "")),
+                    left_run=data.get("run_a") or None,
+                    right_run=data.get("run_b") or None,
+                )
+            )
+        except (ValueError, KeyError, TypeError) as error:
+            raise FormatError(f"{path}, line {number}: not a vote record ({error})") from None
+    return votes

@@ -7,9 +7,11 @@ the arena showed.
 """
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from biarena.stats.bradley_terry import BradleyTerry, fit_bradley_terry
+from biarena.stats.style_control import StyleControlled, fit_style_controlled
 from biarena.votes.settings import LeaderboardSettings
 from biarena.votes.vote import Vote
 
@@ -67,6 +69,12 @@ class Leaderboard:
     bootstrap: int
     judges: list[str]
     """Automatic scores beyond `metrics` (judges' headline scores) that some system has, shown beside the metrics."""
+    style_control: StyleControlled | None = None
+    """The ranking with the answers' length and Markdown structure held fixed, when the answers were given."""
+
+
+Style = Callable[[Vote], tuple[Sequence[float], Sequence[float]] | None]
+"""A vote -> the style features of its left and right answers (None when an answer is unknown)."""
 
 
 def harmonic_mean(a: float, b: float) -> float:
@@ -89,6 +97,10 @@ def _number(value: float) -> float | None:
 def matched_games(votes: list[Vote], contenders: list[Contender]) -> list[tuple[str, str, str]]:
     """The votes between two contenders as `(name_a, name_b, winner)`: each side found by its run id, or by the name
     shown when the vote has no run id."""
+    return [game for game, _ in _matched(votes, contenders)]
+
+
+def _matched(votes: list[Vote], contenders: list[Contender]) -> list[tuple[tuple[str, str, str], Vote]]:
     by_run = {c.run_id: c.name for c in contenders if c.run_id}
     by_name = {c.name: c.name for c in contenders}
     games = []
@@ -98,8 +110,25 @@ def matched_games(votes: list[Vote], contenders: list[Contender]) -> list[tuple[
             for run, name in ((vote.left_run, vote.left_system), (vote.right_run, vote.right_system))
         ]
         if sides[0] is not None and sides[1] is not None and sides[0] != sides[1]:
-            games.append((sides[0], sides[1], vote.winner))
+            games.append(((sides[0], sides[1], vote.winner), vote))
     return games
+
+
+def style_controlled(
+    votes: list[Vote], contenders: list[Contender], style: Style, *, bootstrap: int, seed: int
+) -> StyleControlled | None:
+    """The Bradley-Terry fit with each vote's answers' style as covariates (None without a vote whose answers are
+    known)."""
+    from biarena.votes.style import STYLE_FEATURES
+
+    games = []
+    for (a, b, winner), vote in _matched(votes, contenders):
+        found = style(vote)
+        if found is not None:
+            games.append((a, b, winner, found[0], found[1]))
+    if not games:
+        return None
+    return fit_style_controlled(games, features=STYLE_FEATURES, bootstrap=bootstrap, seed=seed)
 
 
 def build_leaderboard(
@@ -108,9 +137,10 @@ def build_leaderboard(
     settings: LeaderboardSettings | None = None,
     *,
     metrics: tuple[str, ...] = (),
+    style: Style | None = None,
 ) -> Leaderboard:
     """The leaderboard of every contender from the stored votes; `metrics` are the automatic scores shown as such
-    (the others a contender has are judges' scores)."""
+    (the others a contender has are judges' scores); with `style`, also the ranking with style held fixed."""
     settings = settings or LeaderboardSettings()
     games = matched_games(votes, contenders)
     names = sorted(c.name for c in contenders)
@@ -154,4 +184,31 @@ def build_leaderboard(
         auto_metric=settings.auto_metric,
         bootstrap=settings.bootstrap,
         judges=sorted(judged - set(metrics)),
+        style_control=(
+            style_controlled(votes, contenders, style, bootstrap=min(settings.bootstrap, 200), seed=settings.seed)
+            if style is not None
+            else None
+        ),
     )
+
+
+def vote_agreement(judged: list[Vote], human: list[Vote]) -> tuple[list[float], list[float]]:
+    """The judge's and the humans' outcomes on the same question and pair of runs, one item per human vote:
+    1 when the run with the smaller id won, 0 when the other did, 0.5 for a tie or both bad."""
+
+    def keyed(vote: Vote) -> tuple[tuple[str, str, str], float] | None:
+        if not vote.left_run or not vote.right_run or vote.left_run == vote.right_run:
+            return None
+        first = min(vote.left_run, vote.right_run)
+        won = {"a": vote.left_run, "b": vote.right_run}.get(vote.winner)
+        outcome = 0.5 if won is None else float(won == first)
+        return (vote.question_id, first, max(vote.left_run, vote.right_run)), outcome
+
+    verdicts = dict(found for vote in judged if (found := keyed(vote)) is not None)
+    mine, theirs = [], []
+    for vote in human:
+        found = keyed(vote)
+        if found is not None and found[0] in verdicts:
+            mine.append(verdicts[found[0]])
+            theirs.append(found[1])
+    return mine, theirs

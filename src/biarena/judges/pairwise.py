@@ -1,8 +1,8 @@
 """`pairwise`: a judge model compares two answers to the same question (arena-hard style), twice with the sides
 swapped; a verdict that follows the position rather than the answer is a tie, and counted as position bias.
 
-Verdicts are written as the arena's votes are (`biarena.votes.Vote`, annotator `judge:pairwise:MODEL`), so the same
-Bradley-Terry leaderboard fits them.
+Verdicts are written as the arena's votes are (`biarena.records.vote.Vote`, annotator `judge:pairwise:MODEL`), so the
+same Bradley-Terry leaderboard fits them.
 """
 
 from dataclasses import dataclass, field
@@ -14,7 +14,7 @@ from biarena.judges.corgi import answer_for_judge
 from biarena.judges.judge_prompts import steps_text
 from biarena.llm import ModelError
 from biarena.records import Answer, Question
-from biarena.votes.vote import Vote
+from biarena.records.vote import Vote
 
 VERSION = "1"
 SYSTEM = (

@@ -84,7 +84,7 @@ class DuckWorker:
 
         Starting the engine process does not count against `timeout`.
         """
-        if self._process is not None and self._process.poll() is not None:
+        if self._process is not None and _exited(self._process):
             self.stop()  # it died between statements (killed from outside): start another
         if self._process is None:
             self._start()
@@ -199,3 +199,15 @@ def _shutdown(process: subprocess.Popen, statm: int | None, temp: Path) -> None:
     if statm is not None:
         os.close(statm)
     shutil.rmtree(temp, ignore_errors=True)
+
+
+def _exited(process: subprocess.Popen) -> bool:
+    """True when the process has ended. A killed multi-threaded process shows as a zombie before the kernel lets it
+    be reaped (its other threads are still ending), and poll() says it runs for that while: /proc says otherwise."""
+    if process.poll() is not None:
+        return True
+    try:
+        state = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):  # no /proc (not Linux), or the process is gone already
+        return process.poll() is not None
+    return state in ("Z", "X")

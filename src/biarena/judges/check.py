@@ -303,6 +303,19 @@ def _figures(name: str, results: list[PairResult]) -> DegradationFigures:
     )
 
 
+def _texts(pair: Pair) -> dict[str, Any]:
+    """What a check file keeps of a pair for anyone to re-judge it: the question, reference, both texts and steps."""
+    return {
+        "question": pair.question.text,
+        "reference": pair.question.reference_answer or "",
+        "good_text": pair.good.text or "",
+        "degraded_text": pair.degraded.text or "",
+        "plan": pair.good.plan or "",
+        "good_steps": [_step_record(s) for s in pair.good.steps],
+        "degraded_steps": [_step_record(s) for s in pair.degraded.steps],
+    }
+
+
 def _step_record(step: Step) -> dict[str, Any]:
     return step.model_dump(mode="json", include={"sql", "purpose", "columns", "preview", "row_count", "error"})
 
@@ -406,13 +419,7 @@ def check_judge(
                 outcome=_outcome(good_value, worse_value),
                 failure=good.failed or worse.failed,
                 baselines=_baselines(pair, seed, index),
-                question=pair.question.text,
-                reference=pair.question.reference_answer or "",
-                good_text=pair.good.text or "",
-                degraded_text=pair.degraded.text or "",
-                plan=pair.good.plan or "",
-                good_steps=[_step_record(s) for s in pair.good.steps],
-                degraded_steps=[_step_record(s) for s in pair.degraded.steps],
+                **_texts(pair),
             )
         )
     same = failed = 0
@@ -492,13 +499,7 @@ def _check_pairwise(
                 outcome=outcome,
                 failure=verdict.failed,
                 baselines=_baselines(pair, base.seed, index),
-                question=pair.question.text,
-                reference=pair.question.reference_answer or "",
-                good_text=pair.good.text or "",
-                degraded_text=pair.degraded.text or "",
-                plan=pair.good.plan or "",
-                good_steps=[_step_record(s) for s in pair.good.steps],
-                degraded_steps=[_step_record(s) for s in pair.degraded.steps],
+                **_texts(pair),
             )
         )
     after = model.usage.snapshot() if model else None

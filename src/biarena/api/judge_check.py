@@ -36,7 +36,7 @@ def judge_check(
             count=pairs,
             seed=seed,
             out_file=target,
-            judge_option=option_pairs(options),
+            option=option_pairs(options),
             **settings,
         )
         return json.loads(target.read_text(encoding="utf-8"))

@@ -560,6 +560,7 @@ def test_the_arena_page_and_the_report_rank_the_same_votes_alike(arena_runs: Are
     cfg = config(arena_runs, tmp_path, bootstrap=200, min_votes=3)
     token = invite(cfg.db, "ann")
     shown: dict[str, tuple[str, str, str, str]] = {}
+    styled: dict[str, tuple[str, str, str]] = {}
 
     async def body() -> None:
         async with arena_client(cfg) as http:
@@ -571,6 +572,8 @@ def test_the_arena_page_and_the_report_rank_the_same_votes_alike(arena_runs: Are
             found = re.findall(r"<td[^>]*>(.*?)</td>", row[1], re.S)
             cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in found]
             shown[html.unescape(row[0])] = (cells[0], cells[2], cells[3], cells[4])  # rank, strength, interval, votes
+            styled[html.unescape(row[0])] = (cells[10], cells[8], cells[9])  # the same with the answers' style held
+        assert "Style-controlled: the same fit with the answers' length" in page and "Style effects on" in page
 
     run(body)
     assert len(shown) == 3
@@ -584,6 +587,13 @@ def test_the_arena_page_and_the_report_rank_the_same_votes_alike(arena_runs: Are
     for rank, row in enumerate(fitted, start=1):
         strength, low, high = (float(row[k]) for k in ("mean", "low", "high"))
         assert shown[row["run"]] == (str(rank), number(strength), f"{number(low)} to {number(high)}", row["n"])
+    controlled = [r for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))
+                  if r["table"] == "arena_style_controlled"]  # fmt: skip
+    fitted_styled = {name for name, cells in styled.items() if cells != ("–", "–", "–")}
+    assert {r["run"] for r in controlled} == fitted_styled and len(fitted_styled) >= 2
+    for rank, row in enumerate(controlled, start=1):
+        strength, low, high = (float(row[k]) for k in ("mean", "low", "high"))
+        assert styled[row["run"]] == (str(rank), number(strength), f"{number(low)} to {number(high)}")
     markdown = tmp_path / "report.md"
     assert cli("report", *map(str, arena_runs.runs), "--arena", str(cfg.db), "-o", str(markdown)).returncode == 0
     order = [line.split("|")[2].strip() for line in markdown.read_text(encoding="utf-8").splitlines()

@@ -216,6 +216,7 @@ def test_arena_votes_make_the_leaderboard(judged: dict[str, Path], tmp_path: Pat
         labels=None,
         arena=arena,
         judge_check=[],
+        judge_votes=[],
     )
     assert seen == [arena]
     html = report.read_text(encoding="utf-8")
@@ -236,6 +237,7 @@ def test_arena_votes_make_the_leaderboard(judged: dict[str, Path], tmp_path: Pat
         labels=None,
         arena=arena,
         judge_check=[],
+        judge_votes=[],
     )
     assert "## Leaderboard: arena votes" in md.read_text(encoding="utf-8")
 
@@ -336,3 +338,68 @@ def test_judge_check_files_as_the_command_writes_them(judged: dict[str, Path], t
         ("corgi-single", "overall"): (0.4, "10"),
         ("corgi-single", "self-consistency"): (0.9, "10"),
     }
+
+
+def test_a_pairwise_judges_verdicts_sit_beside_the_arena_with_their_agreement(
+    judged: dict[str, Path], tmp_path: Path
+) -> None:
+    from biarena.arena.store import ArenaStore
+    from biarena.votes.export import export_votes
+
+    runs = {run.label: run.spec.run_id for run in read_runs([judged["alpha"], judged["beta"]])}
+    arena = tmp_path / "arena.sqlite"
+    human = ["left", "left", "right", "tie", "right", "both_bad"]
+    with ArenaStore(arena) as store:
+        store.invite("ann")
+        for user in store.users():
+            for i, choice in enumerate(human):
+                left, right = ("alpha", "beta") if i % 2 == 0 else ("beta", "alpha")
+                comparison = store.new_comparison(user.id, "typed", f"q{i:02d}", left, right)
+                store.record_vote(comparison.token, user.id, choice, "", daily_cap=100)
+        store.fill_run_ids(runs)
+    # the judge saw the sides the other way round, agrees on q00-q03 and not on q04 and q05
+    judge = ["right", "right", "left", "tie", "right", "right"]
+    verdicts = [
+        Vote(i + 1, "judge:pairwise:mock", "typed", f"q{i:02d}", right, left, choice, "", "", runs[right], runs[left])
+        for i, choice in enumerate(judge)
+        for left, right in [("alpha", "beta") if i % 2 == 0 else ("beta", "alpha")]
+    ]
+    votes_file = tmp_path / "judge.jsonl"
+    votes_file.write_text("".join(export_votes(verdicts, "jsonl")), encoding="utf-8")
+
+    # Outcomes as "alpha won" (1), "beta won" (0), tie (0.5): humans 1 0 0 .5 0 .5 (both bad is half to each side);
+    # the judge 1 0 0 .5 1 0. Cohen's kappa by hand over the three categories: (4/6 - 13/36) / (1 - 13/36) = 11/23.
+    first, second = [1, 0, 0, 0.5, 0, 0.5], [1, 0, 0, 0.5, 1, 0]
+    if runs["alpha"] > runs["beta"]:  # the outcome is read from the side of the run with the smaller id
+        first, second = [1 - x for x in first], [1 - x for x in second]
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / 6
+    chance = sum(first.count(c) * second.count(c) for c in (0, 0.5, 1)) / 36
+    expected = (observed - chance) / (1 - chance)
+
+    report = tmp_path / "report.md"
+    args = ["--arena", arena, "--judge-votes", votes_file]
+    result = cli("report", judged["alpha"], judged["beta"], *args, "-o", report)
+    assert result.returncode == 0, result.stderr
+    text = report.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| judge:pairwise:mock | judge.jsonl |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2:6] == ["6", "6", "0.67", f"{expected:.2f}"], row
+    assert re.fullmatch(r"\[-?\d\.\d\d, -?\d\.\d\d\]", cells[6]), row
+    assert "### Ranking by judge:pairwise:mock" in text
+    html = tmp_path / "report.html"
+    assert cli("report", judged["alpha"], judged["beta"], *args, "-o", html).returncode == 0
+    page = html.read_text(encoding="utf-8")
+    assert "Pairwise judges" in page and f"<td>{expected:.2f}</td>" in page
+    table = tmp_path / "report.csv"
+    assert cli("report", judged["alpha"], judged["beta"], *args, "-o", table).returncode == 0
+    rows = list(csv.DictReader(io.StringIO(table.read_text(encoding="utf-8"))))
+    kappa = next(r for r in rows if r["table"] == "judge_human_agreement")
+    assert float(kappa["mean"]) == pytest.approx(expected) and kappa["n"] == "6"
+    assert {r["run"] for r in rows if r["table"] == "pairwise_judge"} == {"alpha", "beta"}
+    # without human votes the judge's ranking is still shown, with no agreement
+    alone = cli("report", judged["alpha"], judged["beta"], "--judge-votes", votes_file, "-o", tmp_path / "a.md")
+    assert alone.returncode == 0, alone.stderr
+    assert "| judge:pairwise:mock | judge.jsonl | 6 | 0 | - | - | - |" in (tmp_path / "a.md").read_text()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{}\n", encoding="utf-8")
+    one_line_error(cli("report", judged["alpha"], "--judge-votes", bad, "-o", tmp_path / "b.md"), "not a vote record")

@@ -15,12 +15,14 @@ def report(
     arena: str | Path | None = None,
     judge_check: Sequence[str | Path] | None = None,
     form: str | None = None,
+    judge_votes: Sequence[str | Path] | None = None,
 ) -> Path:
     """Write the report of `runs` to `out` and return its path; the format (`html`, `md`, `csv`) comes from `form`,
     else from `out`'s extension.
 
     `labels` name the first runs; `arena` adds an arena's leaderboard; `judge_check` files (from `judge_check`)
-    put each judge's check beside its scores."""
+    put each judge's check beside its scores; `judge_votes` files (from `biarena judge pairwise -o`) add each
+    pairwise judge's ranking and, with `arena`, its agreement with the human votes."""
     from biarena.cli.report_cmd import ReportFormat
     from biarena.cli.report_cmd import report as report_command
 
@@ -34,5 +36,6 @@ def report(
         labels=list(labels) if labels else None,
         arena=Path(arena) if arena else None,
         judge_check=[Path(p) for p in judge_check] if judge_check else None,
+        judge_votes=[Path(p) for p in judge_votes] if judge_votes else None,
     )
     return Path(out)

@@ -42,6 +42,7 @@ from biarena.report.run_data import RunData
 from biarena.scoring.infos import registered_infos
 from biarena.votes.export import export_votes
 from biarena.votes.leaderboard import Leaderboard, build_leaderboard
+from biarena.votes.style import vote_styles
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "biarena_session"
@@ -131,8 +132,18 @@ class Arena:
         with self._board_lock:
             key = (self.store.vote_count(), len(self.catalog.systems))
             if self._board is None or self._board[0] != key:
-                contenders = [system.contender for system in self.catalog.systems.values()]
-                board = build_leaderboard(self.store.votes(), contenders, self.config.leaderboard, metrics=AUTO_SCORES)
+                systems = self.catalog.systems.values()
+                # a vote names its runs by id, or (stored before runs had ids) by the name the arena showed
+                texts = {
+                    (key, qid): answer.text
+                    for system in systems
+                    for key in (system.spec.run_id, system.name)
+                    for qid, answer in system.answers.items()
+                }
+                contenders, style = [system.contender for system in systems], vote_styles(texts)
+                board = build_leaderboard(
+                    self.store.votes(), contenders, self.config.leaderboard, metrics=AUTO_SCORES, style=style
+                )
                 self._board = (key, board)
             return self._board[1]
 

@@ -256,8 +256,7 @@ def pairwise(
     from biarena.votes.export import export_votes
     from biarena.votes.leaderboard import build_leaderboard
     from biarena.votes.settings import LeaderboardSettings
-    from biarena.votes.style import style_features
-    from biarena.votes.vote import Vote
+    from biarena.votes.style import vote_styles
 
     if len(runs) < 2:
         raise UsageError("judge pairwise compares two runs or more")
@@ -309,12 +308,11 @@ def pairwise(
         for qid, answer in mine.items()
     }
 
-    def style(vote: Vote) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
-        left, right = texts.get((vote.left_run, vote.question_id)), texts.get((vote.right_run, vote.question_id))
-        return None if left is None or right is None else (style_features(left), style_features(right))
-
     board = build_leaderboard(
-        votes, [contender(run) for run in data], LeaderboardSettings(bootstrap=bootstrap, seed=seed), style=style
+        votes,
+        [contender(run) for run in data],
+        LeaderboardSettings(bootstrap=bootstrap, seed=seed),
+        style=vote_styles(texts),
     )
     table = new_table(
         f"pairwise: {len(votes)} verdicts by {model.spec}",

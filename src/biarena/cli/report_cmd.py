@@ -16,6 +16,7 @@ from biarena.report.comparison import compare
 from biarena.report.csv_report import csv_report
 from biarena.report.judge_check import read_judge_check
 from biarena.report.markdown_report import markdown_report
+from biarena.votes.export import read_exported_votes
 from biarena.votes.vote_file import load_votes
 
 
@@ -48,6 +49,13 @@ def report(
         "--judge-check",
         help="A JSON file `biarena judge check -o FILE` wrote (repeatable, one per judge): shown beside its scores.",
     ),
+    judge_votes: list[Path] | None = typer.Option(
+        None,
+        "--judge-votes",
+        metavar="VOTES.jsonl",
+        help="Verdicts `biarena judge pairwise -o FILE` wrote (repeatable): the judge's ranking and, with --arena, "
+        "its agreement with the human votes (Cohen's kappa).",
+    ),
 ) -> None:
     """Write a report of runs: summary, arena leaderboard, tables with 95% intervals, charts, tests, every answer.
 
@@ -64,12 +72,13 @@ def report(
         raise UsageError(f"the runs are on different benchmarks: {', '.join(sorted(names))}")
     votes = load_votes(arena) if arena is not None else None
     checks = {judge: figures for path in judge_check or [] for judge, figures in read_judge_check(path).items()}
+    verdicts = {path: read_exported_votes(path) for path in judge_votes or []}
     for warning in compare(data).warnings:
         err.print(Text(f"warning: {warning}"))
     if form is ReportFormat.html:
-        write_report(data, out, title=title, votes=votes, judge_check=checks)
+        write_report(data, out, title=title, votes=votes, judge_check=checks, judge_votes=verdicts)
     else:
-        analysis = analyse(data, votes=votes, judge_check=checks)
+        analysis = analyse(data, votes=votes, judge_check=checks, judge_votes=verdicts)
         text = markdown_report(analysis, title=title) if form is ReportFormat.md else csv_report(analysis)
         write_atomically(out, lambda temp: temp.write_text(text, encoding="utf-8"))
     err.print(Text(f"wrote {out}"))

@@ -1,11 +1,13 @@
 """analyse: everything a report shows beyond the summary: intervals by group, judges, arena votes, significance."""
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from biarena.metrics.summary import unusable_gold
 from biarena.report.comparison import Comparison, compare
 from biarena.report.groups import groupings
 from biarena.report.intervals import GroupIntervals, counted_table, group_intervals
+from biarena.report.judge_agreement import JudgeAgreement, judge_agreements
 from biarena.report.judge_check import CheckFigure
 from biarena.report.judge_scores import JudgeScores, dimension_means, judges_in
 from biarena.report.leaderboard import arena_leaderboard
@@ -18,6 +20,7 @@ from biarena.report.significance import (
     paired_rows,
 )
 from biarena.votes.leaderboard import Leaderboard
+from biarena.votes.vote import Vote
 from biarena.votes.vote_file import VoteFile
 
 
@@ -45,6 +48,8 @@ class Analysis:
     significance: Significance
     arena: Leaderboard | None = None
     judge_check: dict[str, list[CheckFigure]] = field(default_factory=dict)
+    judge_votes: list[JudgeAgreement] = field(default_factory=list)
+    """Pairwise judges' verdicts: their ranking and their agreement with the arena's human votes."""
 
     def section(self, key: str) -> Section | None:
         """The section grouped by `key`, if the report has it."""
@@ -56,8 +61,10 @@ def analyse(
     *,
     votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
+    judge_votes: dict[Path, list[Vote]] | None = None,
 ) -> Analysis:
-    """Compute the report's figures from the runs, the arena's votes and the judge check figures when given."""
+    """Compute the report's figures from the runs, the arena's votes, the judge check figures and pairwise judges'
+    verdicts when given."""
     comparison = compare(runs)
     judges = judges_in(runs)
     present = set(comparison.names)
@@ -88,4 +95,7 @@ def analyse(
         hotelling=hotelling_rows(runs, judges),
     )
     board = arena_leaderboard(votes, runs) if votes is not None else None
-    return Analysis(comparison, names, sections, judges, dimensions, significance, board, dict(judge_check or {}))
+    judged = judge_agreements(judge_votes, runs, votes) if judge_votes else []
+    return Analysis(
+        comparison, names, sections, judges, dimensions, significance, board, dict(judge_check or {}), judged
+    )

@@ -28,6 +28,17 @@ def csv_report(analysis: Analysis) -> str:
     if analysis.arena is not None:
         for row in analysis.arena.rows:
             put("arena", row.name, "", "bradley_terry", row.strength, row.low, row.high, row.votes, None)
+        styled = analysis.arena.style_control
+        for name in styled.systems if styled is not None else []:
+            put("arena_style_controlled", name, "", "bradley_terry", styled.strength[name], styled.low[name],
+                styled.high[name], None, None)  # fmt: skip
+    for j in analysis.judge_votes:
+        for row in j.board.rows:
+            put("pairwise_judge", row.name, j.judge, "bradley_terry", row.strength, row.low, row.high, row.votes, None)
+        found = j.agreement
+        if found is not None:
+            put("judge_human_agreement", j.judge, j.source, "cohens_kappa", found.kappa, found.low, found.high,
+                found.n, None)  # fmt: skip
     for judge, figures in analysis.judge_check.items():
         for figure in figures:
             put("judge_check", judge, figure.check, "good_higher", figure.rate, figure.low, figure.high, figure.n, None)

@@ -19,6 +19,7 @@ from biarena.report.groups import readable
 from biarena.report.judge_check import CheckFigure
 from biarena.report.run_data import RunData, label_runs
 from biarena.report.svg_chart import PALETTE, grouped_bars, interval_plot
+from biarena.votes.vote import Vote
 from biarena.votes.vote_file import VoteFile
 
 OUTCOME_TEXT = {
@@ -245,9 +246,10 @@ def build_context(
     *,
     votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
+    judge_votes: dict[Path, list[Vote]] | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, computed from the runs (and the arena's votes and judge check, when given)."""
-    analysis = analyse(runs, votes=votes, judge_check=judge_check)
+    analysis = analyse(runs, votes=votes, judge_check=judge_check, judge_votes=judge_votes)
     comparison = analysis.comparison
     infos = comparison.infos
     names = infos.headlines(comparison.names, judges=False)
@@ -302,6 +304,7 @@ def build_context(
         "judges": _judge_blocks(analysis, by),
         "disagreements": disagreement_tables(comparison),
         "arena": _arena(analysis, analysis.names),
+        "judge_votes": analysis.judge_votes,
         "significance": analysis.significance,
         "header_of": infos.label,
         "drill": _drill(runs, judge_names),
@@ -316,13 +319,16 @@ def render_report(
     title: str = "biarena report",
     votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
+    judge_votes: dict[Path, list[Vote]] | None = None,
 ) -> str:
     """The report's HTML: styles, charts and the filter script inside, nothing fetched."""
     source = resources.files("biarena.report").joinpath("templates", "report.html.j2").read_text(encoding="utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["fmt"] = lambda v, d=3: "–" if v is None or v != v else f"{v:.{d}f}"
     env.filters["pval"] = lambda p: "–" if p is None or p != p else ("< 0.001" if p < 0.001 else f"{p:.3f}")
-    return env.from_string(source).render(**build_context(runs, title, votes=votes, judge_check=judge_check))
+    return env.from_string(source).render(
+        **build_context(runs, title, votes=votes, judge_check=judge_check, judge_votes=judge_votes)
+    )
 
 
 def write_report(
@@ -332,10 +338,11 @@ def write_report(
     title: str = "biarena report",
     votes: VoteFile | None = None,
     judge_check: dict[str, list[CheckFigure]] | None = None,
+    judge_votes: dict[Path, list[Vote]] | None = None,
 ) -> Path:
     """Write the report to `path` (one HTML file with its styles and charts inside), atomically."""
     labels = [run.label for run in runs]
     if len(set(labels)) != len(labels):
         label_runs(runs)
-    html = render_report(runs, title=title, votes=votes, judge_check=judge_check)
+    html = render_report(runs, title=title, votes=votes, judge_check=judge_check, judge_votes=judge_votes)
     return write_atomically(path, lambda temp: temp.write_text(html, encoding="utf-8"))

@@ -3,8 +3,7 @@
 from biarena.report.auto_scores import AUTO_SCORES, contender
 from biarena.report.run_data import RunData
 from biarena.votes.leaderboard import Leaderboard, build_leaderboard
-from biarena.votes.style import style_features
-from biarena.votes.vote import Vote
+from biarena.votes.style import vote_styles
 from biarena.votes.vote_file import VoteFile
 
 
@@ -14,11 +13,6 @@ def arena_leaderboard(votes: VoteFile, runs: list[RunData]) -> Leaderboard:
     # a vote names its runs by id, or (stored before runs had ids) by the name the arena showed
     texts = {(key, a.question_id): a.text for run in runs for key in (run.spec.run_id, run.label) for a in run.answers}
 
-    def style(vote: Vote) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
-        left = texts.get((vote.left_run or vote.left_system, vote.question_id))
-        right = texts.get((vote.right_run or vote.right_system, vote.question_id))
-        return None if left is None or right is None else (style_features(left), style_features(right))
-
     return build_leaderboard(
-        votes.votes, [contender(run) for run in runs], votes.settings, metrics=AUTO_SCORES, style=style
+        votes.votes, [contender(run) for run in runs], votes.settings, metrics=AUTO_SCORES, style=vote_styles(texts)
     )

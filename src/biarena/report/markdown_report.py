@@ -50,6 +50,33 @@ def _arena(analysis: Analysis) -> list[str]:
     return ["## Leaderboard: arena votes", note, markdown_table(headers, rows, {0, 2, 4, 5, 7})]
 
 
+def _judge_votes(analysis: Analysis) -> list[str]:
+    if not analysis.judge_votes:
+        return []
+    parts = [
+        "## Pairwise judges",
+        "Verdicts of pairwise judges (`biarena judge pairwise -o`), fitted with Bradley-Terry as arena votes are. "
+        "Agreement with the arena's human votes: Cohen's kappa over the human votes the judge also gave a verdict on "
+        "(same question and runs), with a 95% bootstrap interval.",
+    ]
+    rows = []
+    for j in analysis.judge_votes:
+        found = j.agreement
+        kappa = _num(found.kappa, 2) if found else "-"
+        interval = _interval(found.low, found.high).strip() if found and found.low is not None else "-"
+        rows.append([j.judge, j.source, str(j.verdicts), str(j.shared), _num(j.exact, 2), kappa, interval])
+    headers = ["judge", "file", "verdicts", "human votes shared", "same outcome", "Cohen's kappa", "95% interval"]
+    parts.append(markdown_table(headers, rows, {2, 3, 4, 5}))
+    for j in analysis.judge_votes:
+        ranked = [
+            [str(r.rank), r.name, _num(r.strength, 2), _interval(r.low, r.high).strip(), str(r.votes)]
+            for r in j.board.rows
+        ]
+        headers = ["rank", "system", "strength", "95% interval", "verdicts"]
+        parts += [f"### Ranking by {j.judge}", markdown_table(headers, ranked, {0, 2, 4})]
+    return parts
+
+
 def _sections(analysis: Analysis) -> list[str]:
     parts = []
     headers_scores = [analysis.comparison.infos.label(n) for n in analysis.names]
@@ -174,5 +201,6 @@ def markdown_report(analysis: Analysis, *, title: str = "biarena report") -> str
     parts = [f"# {title}", f"Benchmark **{benchmark}**"]
     parts.append("\n".join(f"- **{run_title(s)}**: {outcome_line(s)}" for s in comparison.summaries))
     parts += [f"> warning: {w}" for w in comparison.warnings]
-    parts += _arena(analysis) + _sections(analysis) + _contracts(analysis) + _judges(analysis) + _tests(analysis)
+    parts += _arena(analysis) + _judge_votes(analysis) + _sections(analysis) + _contracts(analysis)
+    parts += _judges(analysis) + _tests(analysis)
     return "\n\n".join(parts) + "\n"

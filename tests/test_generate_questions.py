@@ -331,6 +331,7 @@ def test_the_template_method_uses_the_factory_and_audits_clean(sales_db: Path, t
 
 @pytest.mark.real_model
 @pytest.mark.slow
+@pytest.mark.extended
 def test_the_embedded_model_generates_a_question_that_passes_the_checker(tmp_path: Path) -> None:
     require_embedded_model()
     database = tmp_path / "app_store.sqlite"

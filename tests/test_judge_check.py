@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from biarena.benchmarks import load_benchmark
 from biarena.db import DatabasePool
@@ -14,6 +15,7 @@ from biarena.judges.analyst import reference_parts
 from biarena.judges.baselines import BASELINES, overlap
 from biarena.judges.check import build_pairs, check_judge, wilson
 from biarena.judges.degrade import DEGRADATIONS, numbers_changed
+from biarena.judges.rubric import load_builtin_rubric
 from biarena.metrics import ScoringContext
 from biarena.options import Options
 from biarena.records import Answer, Question
@@ -324,6 +326,7 @@ def test_the_command_for_a_person(suite: Path, tmp_path: Path) -> None:
 
 @pytest.mark.real_model
 @pytest.mark.slow
+@pytest.mark.extended
 def test_judge_check_with_the_local_model_completes(suite: Path, tmp_path: Path) -> None:
     require_embedded_model()
     out = tmp_path / "check.json"
@@ -367,10 +370,16 @@ def test_reference_free_judges_see_the_results_under_the_prose(suite: Path) -> N
 @pytest.mark.slow
 def test_corgi_check_with_the_local_model_prints_the_baselines(suite: Path, tmp_path: Path) -> None:
     require_embedded_model()
+    # The rubric's first dimension (and SER, which takes no model): one model call per answer instead of seven, so the
+    # check runs the whole way with the embedded model in minutes; the full rubric is measured the same way by hand.
+    rubric = load_builtin_rubric("corgi.yaml").data
+    kept = ("Structure", "SQL Success Execution Rate")
+    small = tmp_path / "structure.yaml"
+    small.write_text(yaml.safe_dump({**rubric, "dimensions": [d for d in rubric["dimensions"] if d["name"] in kept]}))
     out = tmp_path / "check.json"
     result = cli(
-        "judge", "check", "--judge", "corgi", "--judge-model", "local", "--benchmark", suite, "-n", "2", "-o", out,
-        timeout=3600,
+        "judge", "check", "--judge", "corgi", "--judge-model", "local", "--rubric", small, "--benchmark", suite,
+        "-n", "2", "-o", out, timeout=3600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "margin over the best trivial rule" in result.stdout

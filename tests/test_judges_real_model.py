@@ -15,6 +15,7 @@ from tests.run_helpers import cli
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 
 
+@pytest.mark.extended
 def test_corgi_with_the_local_model_scores_a_type4_answer(local_model_installed, tmp_path: Path) -> None:
     built = cli("suite", "corgi", "--verticals", "app-store", "--scale", "0.05", "-o", tmp_path / "suite")
     assert built.returncode == 0, built.stderr

@@ -40,6 +40,7 @@ def test_text2sql_with_the_local_model_writes_sql_that_runs(local_model, bis_syn
         assert any(step.ok for step in answer.steps), [s.error for s in answer.steps]
 
 
+@pytest.mark.extended
 def test_sequential_with_the_local_model_answers_with_a_query(local_model, bis_synth_dir: Path) -> None:
     benchmark = load_benchmark(bis_synth_dir)
     env = AgentEnv(benchmark=benchmark, databases=DatabasePool(benchmark))

@@ -131,6 +131,7 @@ def test_structured_replies_step_down_once_and_validate(server: tuple[str, Path]
     assert rejections(log) == before + 2
 
 
+@pytest.mark.extended
 def test_iterative_answers_through_the_server(server: tuple[str, Path], bis_synth_dir: Path, tmp_path: Path) -> None:
     url, log = server
     LEVELS.forget()

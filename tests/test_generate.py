@@ -143,15 +143,13 @@ def test_audit_finds_every_planted_problem(tmp_path: Path, sales_db: Path) -> No
     assert not [f for f in findings if f.question_id == "sound"]
 
 
-def test_audit_finds_on_bis_synth_only_the_top_hosts_that_tie(bis_synth_dir: Path) -> None:
+def test_audit_finds_no_gold_problem_in_bis_synth(bis_synth_dir: Path) -> None:
     benchmark = load_benchmark(bis_synth_dir)
     findings = audit_benchmark(benchmark, DatabasePool(benchmark))
-    # two hosts share the 0.74 maximum among the top 5: which comes first is not determined by the data
-    assert {(f.question_id, f.kind) for f in findings} == {
-        ("ops/top_bottom/002/en", "order_ties"),
-        ("ops/top_bottom/002/zh", "order_ties"),
-    }
-    assert all("0.74" in f.detail for f in findings)
+    assert findings == []
+    # two hosts share the 0.74 maximum among the top 5: the address breaks the tie, so the row order is determined
+    tied = next(q for q in benchmark.questions if q.id == "ops/top_bottom/002/en")
+    assert tied.gold_sql[0].rstrip().endswith("ORDER BY value DESC, ip LIMIT 5"), tied.gold_sql
 
 
 def test_audit_cli_exit_codes_and_json(tmp_path: Path, sales_db: Path, bis_synth_dir: Path) -> None:
@@ -163,9 +161,9 @@ def test_audit_cli_exit_codes_and_json(tmp_path: Path, sales_db: Path, bis_synth
     assert result.returncode == 1
     payload = json.loads(result.stdout)
     assert payload["by_kind"]["limit_ties"] == 1 and payload["problems"] >= 7
-    tied = biarena("audit", "bis-synth")
-    assert tied.returncode == 1, tied.stdout
-    assert "2 of 231" in tied.stderr
+    clean = biarena("audit", "bis-synth")
+    assert clean.returncode == 0, clean.stdout
+    assert "0 of 231" in clean.stderr
 
 
 def test_generate_and_build_commands(tmp_path: Path, sales_db: Path) -> None:

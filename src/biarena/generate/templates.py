@@ -172,9 +172,9 @@ def top_bottom(ctx: Context) -> list[TemplateDraft]:
             "en": f"Which {k} {dw['en_plural']} have the {'highest' if highest else 'lowest'} {words['en']}?",
             "zh": zh(words["zh"], "最高" if highest else "最低", f"的前{k}个", dw["zh"], "是哪些？"),
         }
-        base = (
-            f"SELECT {ref}, {expr} AS value FROM {source} GROUP BY {ref} ORDER BY value {'DESC' if highest else 'ASC'}"
-        )
+        # the dimension breaks ties, so that the order of the rows (compared as ordered) is the gold's alone
+        direction = "DESC" if highest else "ASC"
+        base = f"SELECT {ref}, {expr} AS value FROM {source} GROUP BY {ref} ORDER BY value {direction}, {ref}"
         drafts.append(
             TemplateDraft("top_bottom", texts, f"{base} LIMIT {k}", tables, probe_sql=f"{base} LIMIT {k + 1}", limit=k)
         )

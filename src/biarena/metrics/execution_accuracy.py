@@ -7,11 +7,11 @@ from a scorer of that name, so several contracts sit side by side in one run.
 from typing import Any
 
 from biarena.db import QueryResult, SqlProblem
+from biarena.db.result_csv import as_read_from_csv
 from biarena.metrics.context import Outcome, ScoringContext, orders_rows
 from biarena.metrics.contract_match import condition_columns, contract_score, order_matters, remove_distinct
 from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract, contract_named
 from biarena.metrics.execution_match import results_match
-from biarena.metrics.gold_results import as_read_from_csv
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.options import Options
 from biarena.records import Answer, Question, Score

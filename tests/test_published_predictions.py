@@ -259,9 +259,15 @@ def test_a_bad_published_predictions_file_is_one_line(tmp_path: Path) -> None:
 
 def test_published_files_are_read_as_their_evaluators_read_them(tmp_path: Path) -> None:
     spider = tmp_path / "pred.txt"
-    spider.write_text("SELECT a FROM t WHERE b = value AND c = 2\tdb1\n\n   \nSELECT value FROM t\n")
-    # blank lines skipped; what follows a tab dropped; " value " is the evaluator's placeholder for a value
-    assert load_spider_predictions(spider) == {0: "SELECT a FROM t WHERE b = 1 AND c = 2", 1: "SELECT value FROM t"}
+    lines = ["SELECT a FROM t WHERE b = value AND c = 2\tdb1", "", "  ", "SELECT value FROM t", "SELECT t.value FROM t"]
+    spider.write_text("\n".join(lines) + "\n")
+    # blank lines skipped; what follows a tab dropped; " value " is the evaluator's placeholder for a value, replaced
+    # wherever it stands between spaces (a column called value too, as the evaluator does)
+    assert load_spider_predictions(spider) == {
+        0: "SELECT a FROM t WHERE b = 1 AND c = 2",
+        1: "SELECT 1 FROM t",
+        2: "SELECT t.value FROM t",
+    }
     bird = tmp_path / "predict_dev.json"
     bird.write_text(json.dumps({"0": "SELECT 1\t----- bird -----\tshop", "1": None, "2": "SELECT 2"}))
     assert load_bird_predictions(bird) == {0: ("SELECT 1", "shop"), 1: (None, None), 2: ("SELECT 2", None)}

@@ -67,7 +67,7 @@ def request_payload(question: Question, env: AgentEnv) -> dict[str, Any]:
         "database": question.database,
         "dialect": db.dialect,
         "schema": describe_schema(db, sample_rows=2, description=ref.description if ref else None),
-        "knowledge": env.benchmark.knowledge,
+        "knowledge": env.benchmark.knowledge_for(question),
         "now": anchor.isoformat(sep=" ") if anchor else None,
     }
 

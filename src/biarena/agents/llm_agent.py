@@ -100,7 +100,7 @@ class LLMAgent:
             "dialect": env.databases.get(question.database).dialect,
             "now": anchor.strftime("%Y-%m-%d %H:%M:%S") + (f" ({anchor:%A})") if anchor else None,
             "schema": self.schema(env, question) if self.shows_schema else "",
-            "knowledge": env.benchmark.knowledge,
+            "knowledge": env.benchmark.knowledge_for(question),
             "question": question.text,
         }
 

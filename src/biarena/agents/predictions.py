@@ -1,14 +1,17 @@
-"""The `predictions` system: replays a JSONL of {"question_id", "sql"} from any external system."""
+"""The `predictions` system: replays the SQL an external system predicted, from biarena's JSONL of {"question_id",
+"sql"} or from the files BIRD and Spider papers publish (matched to questions by position)."""
 
 import hashlib
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from biarena.agents.system import AgentEnv, run_step
+from biarena.benchmarks.json_file import read_json, read_text
 from biarena.benchmarks.jsonl import read_jsonl
 from biarena.errors import FormatError, NotFoundError, UsageError
 from biarena.options import Options
-from biarena.records import Answer, Question, SystemSpec
+from biarena.records import Answer, Benchmark, Question, SystemSpec
 from biarena.records.sanitize import clean_text
 
 SQL_FIELDS = ("sql", "predicted_sql", "query")
@@ -55,11 +58,58 @@ def load_predictions(path: Path) -> dict[str, str | None]:
     return predictions
 
 
+BIRD_SEPARATOR = "\t----- bird -----\t"
+"""What parts a prediction's SQL from its database in BIRD's predict_*.json."""
+
+PredictionsFormat = Literal["jsonl", "bird", "spider"]
+
+
+def _checked_file(path: Path) -> Path:
+    if path.is_dir():
+        raise UsageError(f"predictions {path}: is a folder; give the predictions file inside it")
+    if not path.is_file():
+        raise NotFoundError(f"predictions file not found: {path}")
+    return path
+
+
+def load_bird_predictions(path: Path) -> dict[int, tuple[str | None, str | None]]:
+    """Read BIRD's predict_*.json: {"0": "SQL\t----- bird -----\tdb_id", ...} as position -> (SQL, db_id).
+
+    BIRD's evaluator pairs predictions with the dev file's questions in order; the keys are those positions. A value
+    that is not text is a prediction without SQL (BIRD runs a blank query for it)."""
+    data = read_json(_checked_file(path))
+    if not isinstance(data, dict):
+        raise FormatError(f"{path}: expected a JSON object of position -> \"SQL\\t----- bird -----\\tdb_id\"")
+    found: dict[int, tuple[str | None, str | None]] = {}
+    for key, value in data.items():
+        if not key.strip().isdigit():
+            raise FormatError(f"{path}: key {key!r} is not a position (BIRD's keys count questions from 0)")
+        if not isinstance(value, str):
+            found[int(key)] = (None, None)
+            continue
+        sql, separator, db_id = value.partition(BIRD_SEPARATOR)
+        found[int(key)] = (sql, db_id.strip() if separator else None)
+    return found
+
+
+def load_spider_predictions(path: Path) -> dict[int, str]:
+    """Read Spider's predictions: one SQL a line, line i (blank lines skipped) answering question i, as Spider's
+    evaluator reads it (the first tab-separated field; ` value ` read as ` 1 `, its placeholder for a value)."""
+    text = read_text(_checked_file(path))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return {index: line.split("\t")[0].replace(" value ", " 1 ") for index, line in enumerate(lines)}
+
+
 class PredictionsOptions(Options):
     """Options of the predictions system."""
 
     predictions: Path
-    """JSONL of {"question_id", "sql"} from any system ("predicted_sql" or "query" also name the SQL)."""
+    """The predictions file: JSONL of {"question_id", "sql"} from any system ("predicted_sql" or "query" also name
+    the SQL), or BIRD's predict_*.json or Spider's one-SQL-a-line file (see `format`)."""
+    format: PredictionsFormat = "jsonl"
+    """jsonl (biarena's, matched by question id); bird (predict_*.json, keys are positions in the question file);
+    spider (line i answers question i). BIRD and Spider files are matched to questions by their order in the
+    benchmark, as imported by `import bird` / `import spider`."""
 
 
 class PredictionsSystem:
@@ -71,25 +121,60 @@ class PredictionsSystem:
     def __init__(self, options: PredictionsOptions | None = None, **values: Any) -> None:
         self.options = PredictionsOptions.resolve(options, values, f"agent '{self.name}'")
         self.path = self.options.predictions
-        self.predictions = load_predictions(self.path)
+        self.format = self.options.format
+        self.by_position: dict[int, tuple[str | None, str | None]] = {}
+        """A BIRD or Spider file's predictions: position in the benchmark -> (SQL, database named, if any)."""
+        if self.format == "bird":
+            self.by_position = load_bird_predictions(self.path)
+        elif self.format == "spider":
+            self.by_position = {i: (sql, None) for i, sql in load_spider_predictions(self.path).items()}
+        self.predictions = load_predictions(self.path) if self.format == "jsonl" else {}
         self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        self._positions: tuple[int, dict[str, int]] | None = None
+        self._lock = threading.Lock()
 
     def spec_options(self) -> dict[str, Any]:
-        """The predictions file and its content hash (a changed file is a different run)."""
-        return {"predictions": str(self.path.resolve()), "predictions_sha256": self.digest}
+        """The predictions file, its format and content hash (a changed file is a different run)."""
+        spec = {"predictions": str(self.path.resolve()), "predictions_sha256": self.digest}
+        return spec if self.format == "jsonl" else {**spec, "format": self.format}
 
     def unknown_ids(self, question_ids: set[str]) -> list[str]:
-        """Predicted ids that name no question of the benchmark."""
+        """Predicted ids that name no question of the benchmark (for a BIRD or Spider file, positions past its end)."""
+        if self.format != "jsonl":
+            return [f"position {p}" for p in sorted(self.by_position) if p >= len(question_ids)]
         return sorted(set(self.predictions) - question_ids)
+
+    def _position(self, question: Question, benchmark: Benchmark) -> int:
+        with self._lock:
+            if self._positions is None or self._positions[0] != id(benchmark):
+                self._positions = (id(benchmark), {q.id: i for i, q in enumerate(benchmark.questions)})
+            return self._positions[1].get(question.id, -1)
+
+    def _predicted(self, question: Question, env: AgentEnv) -> tuple[bool, str | None, str | None]:
+        """(found, SQL, why not usable) of the prediction for `question`."""
+        if self.format == "jsonl":
+            if question.id not in self.predictions:
+                return False, None, None
+            return True, self.predictions[question.id], None
+        position = self._position(question, env.benchmark)
+        if position not in self.by_position:
+            return False, None, None
+        sql, database = self.by_position[position]
+        if database is not None and database != question.database:
+            why = f"the prediction at position {position} is for database '{database}', not '{question.database}'"
+            return True, None, why
+        return True, sql, None
 
     def answer(self, question: Question, env: AgentEnv) -> Answer:
         """Replay the predicted SQL for `question`."""
         system = SystemSpec(agent=self.name, options={"predictions": self.path.name})
-        if question.id not in self.predictions:
+        found, sql, why = self._predicted(question, env)
+        if not found:
             return Answer(
                 question_id=question.id, system=system, status="error", error="no prediction for this question"
             )
-        sql = self.predictions[question.id]
+        if why is not None:
+            return Answer(question_id=question.id, system=system, status="error", error=why)
         if sql is None:
             return Answer(question_id=question.id, system=system, status="error", error="the prediction's SQL is null")
         sql, replaced = clean_text(sql)

@@ -57,7 +57,7 @@ def dataset_folders(path: Path) -> list[Path]:
     return folders
 
 
-def _glossary(entry: SpiderSchema) -> str:
+def spider_glossary(entry: SpiderSchema) -> str:
     """Describe a Spider-style schema entry: tables, natural column names, keys."""
     tables, originals = entry.table_names_original, entry.column_names_original
     lines = []
@@ -176,7 +176,7 @@ def _database_ref(root: Path, folder: Path, db_id: str, entries: list[SpiderSche
         raise NotFoundError(f"{where}: no database for db_id '{db_id}' (looked for {db_id}.sqlite3 in {folder})")
     source = check_sqlite(regular_file(confined(root, found, str(found)), str(found)), str(found))
     entry = _match_entry(db_id, _sqlite_tables(source), entries)
-    description = "Columns (with their names in words):\n" + _glossary(entry) if entry else None
+    description = "Columns (with their names in words):\n" + spider_glossary(entry) if entry else None
     return DatabaseRef(path=str(source), dialect="sqlite", description=description)
 
 

@@ -82,6 +82,8 @@ def _import(name: str, path: Path, out: Path, force: bool, options: Options) -> 
             raise FormatError(f"{path}: no vertical could be imported ({reasons})")
         for vertical, why in skipped.items():
             _say(f"warning: vertical '{vertical}' skipped: {why}")
+        for note in getattr(made, "notes", []):  # Spider 2.0-lite's instances skipped or without gold
+            _say(note)
         _save(benchmark, out, force, getattr(options, "now", None))
 
 

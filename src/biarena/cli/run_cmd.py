@@ -57,6 +57,7 @@ _REPLAYS = frozenset({"gold", "predictions"})
 
 RUN_FLAGS = {
     "--predictions": "predictions",
+    "--format": "format",
     "--url": "url",
     "--command": "command",
     "--function": "function",

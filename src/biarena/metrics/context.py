@@ -13,6 +13,7 @@ from sqlglot.errors import SqlglotError
 from biarena.db import DatabasePool, PreparedStatement, QueryResult, SqlProblem
 from biarena.metrics.budget import ScoringBudget
 from biarena.metrics.columns import Column, Tolerance
+from biarena.metrics.gold_results import gold_tables
 from biarena.metrics.kept_results import ResultKeeper, decode_outcome, encode_outcome
 from biarena.metrics.result_similarity import to_columns
 from biarena.records import Answer, Benchmark, Question
@@ -109,7 +110,9 @@ class ScoringContext:
         return self._memo[full]
 
     def gold(self, question: Question) -> list[tuple[str, Outcome]]:
-        """Each gold query of the question with its outcome."""
+        """Each gold query of the question with its outcome; a question given gold tables has those instead."""
+        if question.gold_results:
+            return gold_tables(question)
         return [(sql, self.run(question, sql, gold=True)) for sql in question.gold_sql]
 
     def answer_result(self, question: Question, answer: Answer) -> Outcome | None:

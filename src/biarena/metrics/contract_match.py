@@ -35,10 +35,13 @@ def order_matters(contract: ResultContract, gold_sql: str, dialect: str, questio
     return orders_rows(gold_sql, dialect)
 
 
-def condition_columns(question: Question | None) -> list[int] | None:
-    """The gold columns a question says to compare (its evidence `condition_cols`, as Spider 2.0 gives them)."""
+def condition_columns(question: Question | None, gold_index: int = 0) -> list[int] | None:
+    """The gold columns a question says to compare (its evidence `condition_cols`, as Spider 2.0 gives them: one
+    list for every gold, or a list per gold, `gold_index` choosing)."""
     found = (question.evidence or {}).get("condition_cols") if question is not None else None
-    if isinstance(found, list) and found and all(isinstance(i, int) for i in found):
+    if isinstance(found, list) and found and all(isinstance(i, list) for i in found):
+        found = found[gold_index] if 0 <= gold_index < len(found) else None
+    if isinstance(found, list) and found and all(isinstance(i, int) and not isinstance(i, bool) for i in found):
         return found
     return None
 

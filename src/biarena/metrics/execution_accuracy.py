@@ -6,7 +6,8 @@ from a scorer of that name, so several contracts sit side by side in one run.
 
 from typing import Any
 
-from biarena.db import SqlProblem
+from biarena.db import QueryResult, SqlProblem
+from biarena.db.result_csv import as_read_from_csv
 from biarena.metrics.context import Outcome, ScoringContext, orders_rows
 from biarena.metrics.contract_match import condition_columns, contract_score, order_matters, remove_distinct
 from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract, contract_named
@@ -49,6 +50,8 @@ def contract_results(
     """The answer's outcome and each gold query's, as the contract runs them (DISTINCT taken out for Spider)."""
     golds = context.gold(question)
     outcome = context.answer_result(question, answer)
+    if question.gold_results:
+        return (as_read_from_csv(outcome) if isinstance(outcome, QueryResult) else outcome), golds
     if contract.distinct == "remove":
         source = context.databases.source_dialect(question.database)
         golds = [(sql, context.run(question, remove_distinct(sql, source), gold=True)) for sql, _ in golds]
@@ -76,7 +79,7 @@ def best_under(
             gold,
             ordered=ordered,
             tolerance=context.tolerance,
-            gold_columns=condition_columns(question),
+            gold_columns=condition_columns(question, index),
         )
         if value > best[0]:
             best = (value, index, ordered)
@@ -113,9 +116,11 @@ class ExecutionAccuracyScorer(MetricScorer):
             contract_results(contract_named("spider"), question, answer, context)
         golds = [(sql, r) for sql, r in context.gold(question) if not isinstance(r, SqlProblem)]
         if not golds:
-            why = "no gold query" if not question.gold_sql else "every gold query fails"
+            why = "no gold query" if not question.has_gold else "every gold query fails"
             return [make_score(self, question, "execution_accuracy", None, rationale=why)]
         outcome = context.answer_result(question, answer)
+        if question.gold_results and isinstance(outcome, QueryResult):
+            outcome = as_read_from_csv(outcome)
         if outcome is None or isinstance(outcome, SqlProblem):
             return [
                 make_score(
@@ -164,7 +169,7 @@ class ExecutionAccuracyScorer(MetricScorer):
         outcome, golds = contract_results(contract, question, answer, context)
         golds = [(sql, r) for sql, r in golds if not isinstance(r, SqlProblem)]
         if not golds:
-            why = "no gold query" if not question.gold_sql else "every gold query fails"
+            why = "no gold query" if not question.has_gold else "every gold query fails"
             return [make_score(self, question, name, None, rationale=why, contract=contract.name)]
         if outcome is None or isinstance(outcome, SqlProblem):
             return [

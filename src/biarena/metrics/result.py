@@ -32,7 +32,7 @@ class ResultSimilarityScorer(MetricScorer):
         """Score one answer."""
         golds = [(sql, r) for sql, r in context.gold(question) if not isinstance(r, SqlProblem)]
         if not golds:
-            why = "no gold query" if not question.gold_sql else "every gold query fails"
+            why = "no gold query" if not question.has_gold else "every gold query fails"
             return self._all(question, (None, None, None), why)
         outcome = context.answer_result(question, answer)
         if outcome is None or isinstance(outcome, SqlProblem):

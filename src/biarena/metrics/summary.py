@@ -84,7 +84,7 @@ def counted_scores(
                 continue
             info = infos.info(name)
             gold_missing = info.needs_gold and (
-                not question.gold_sql or (question.id, name) in known or (name in stored and stored[name] is None)
+                not question.has_gold or (question.id, name) in known or (name in stored and stored[name] is None)
             )
             values[name] = None if gold_missing or info.average == "answered" else 0.0
         counted[question.id] = values

@@ -3,7 +3,7 @@
 from biarena.records.answer import Answer, Step, SystemSpec, Usage
 from biarena.records.benchmark import Benchmark, DatabaseRef
 from biarena.records.outcome import Outcome, outcome_of
-from biarena.records.question import Question
+from biarena.records.question import GoldResult, Question
 from biarena.records.runspec import RunSpec
 from biarena.records.score import Score
 from biarena.records.score_record import ScoreRecord
@@ -13,6 +13,7 @@ __all__ = [
     "Answer",
     "Benchmark",
     "DatabaseRef",
+    "GoldResult",
     "Outcome",
     "Question",
     "RunSpec",

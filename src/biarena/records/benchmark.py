@@ -95,3 +95,11 @@ class Benchmark(BaseModel):
         """Return the clock anchor that applies to `question`: its own, its database's, else the benchmark's."""
         ref = self.databases.get(question.database)
         return question.now or (ref.now if ref else None) or self.now
+
+    def knowledge_for(self, question: Question) -> str | None:
+        """The knowledge a system is shown with `question`: the benchmark's, then the question's own under
+        "External knowledge:" (as BIRD's prompts label a question's evidence)."""
+        parts = [self.knowledge] if self.knowledge else []
+        if question.knowledge:
+            parts.append(f"External knowledge: {question.knowledge}")
+        return "\n\n".join(parts) or None

@@ -48,7 +48,19 @@ def _local_file(location: str) -> Path | None:
 
 def questions_sha256(questions: list[Question]) -> str:
     """SHA-256 of full question records, in id order."""
-    return _digest([q.model_dump(mode="json") for q in sorted(questions, key=lambda q: q.id)])
+    return _digest([_question_record(q) for q in sorted(questions, key=lambda q: q.id)])
+
+
+_LATER_FIELDS = ("knowledge", "gold_results")
+"""Question fields added after runs were first fingerprinted: left out when unset, so older runs still match."""
+
+
+def _question_record(question: Question) -> dict:
+    record = question.model_dump(mode="json")
+    for name in _LATER_FIELDS:
+        if not record.get(name):
+            record.pop(name, None)
+    return record
 
 
 def file_sha256(path: Path) -> str:

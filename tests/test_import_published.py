@@ -54,6 +54,10 @@ def test_bird_evidence_is_shown_to_agents_and_can_be_left_out(tmp_path: Path) ->
 
     imported("bird", tmp_path / "bird", tmp_path / "without", "-O", "evidence=false")
     assert all(q.knowledge is None for q in load_benchmark(tmp_path / "without").questions)
+    imported("bird", tmp_path / "bird", tmp_path / "flag", "--no-evidence")  # the same, as a flag
+    assert all(q.knowledge is None for q in load_benchmark(tmp_path / "flag").questions)
+    refused = cli("import", "spider", tmp_path / "bird", "-o", tmp_path / "s", "--no-evidence")
+    assert refused.returncode == 2 and "evidence" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
 
 
 def test_bird_mini_dev_file_and_the_question_file_itself(tmp_path: Path) -> None:

@@ -106,7 +106,8 @@ def _database(root: Path, db_id: str, where: str) -> DatabaseRef:
 def import_bird(path: str | Path, options: BirdOptions | None = None, **values: Any) -> Benchmark:
     """Import BIRD dev or mini-dev: a folder holding dev.json (or mini_dev_sqlite.json) and dev_databases/
     (<db_id>/<db_id>.sqlite with its database_description/*.csv), or the question file itself. Evidence becomes
-    each question's knowledge (evidence=false leaves it out); difficulty a label bird:simple|moderate|challenging."""
+    each question's knowledge (`-O evidence=false`, or `--no-evidence`, leaves it out); difficulty a label
+    bird:simple|moderate|challenging."""
     chosen = BirdOptions.resolve(options, values, "importer 'bird'")
     source = _question_file(Path(path))
     root = _database_root(source, chosen.databases)

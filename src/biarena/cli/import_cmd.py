@@ -68,6 +68,9 @@ IMPORT_FLAGS = {
 }
 """The importer options `import` once took as flags: still accepted, hidden, as spellings of `-O NAME=VALUE`."""
 
+IMPORT_SWITCHES = {"--no-evidence": "evidence=false"}
+"""Flags without a value that stand for an option: `import bird --no-evidence` hides BIRD's evidence."""
+
 
 def _import(name: str, path: Path, out: Path, force: bool, options: Options) -> None:
     """Run importer `name` and save what it read (an importer that is a context manager is read inside it)."""
@@ -119,4 +122,4 @@ def _command(name: str) -> Callable[..., None]:
 
 
 for _name in IMPORTERS:
-    app.command(_name, help=_help(_name), cls=legacy_flags(IMPORT_FLAGS))(_command(_name))
+    app.command(_name, help=_help(_name), cls=legacy_flags(IMPORT_FLAGS, IMPORT_SWITCHES))(_command(_name))

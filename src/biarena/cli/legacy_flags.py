@@ -18,7 +18,7 @@ LEGACY = typer.Option(None, "--legacy-flag", hidden=True, help="An old flag as N
 
 def legacy_flags(flags: Mapping[str, str], switches: Mapping[str, str] | None = None) -> type[TyperCommand]:
     """A command class that accepts the old `flags` (flag -> option name; each takes a value) and `switches`
-    (flag -> option name; on when given, no value) as hidden spellings of `-O NAME=VALUE`."""
+    (flag -> option name, on when given, or flag -> `NAME=VALUE`; no value) as hidden spellings of `-O NAME=VALUE`."""
     takes_value = dict(flags)
     on_off = dict(switches or {})
 
@@ -44,7 +44,9 @@ def legacy_flags(flags: Mapping[str, str], switches: Mapping[str, str] | None = 
                     out += args[index:]
                     break
                 if flag in on_off and not equals:
-                    out += ["--legacy-flag", f"{on_off[flag]}=true"]
+                    # a switch names the option it turns on, or gives the NAME=VALUE it stands for
+                    setting = on_off[flag]
+                    out += ["--legacy-flag", setting if "=" in setting else f"{setting}=true"]
                 elif flag in takes_value:
                     if not equals:
                         if index + 1 >= len(args):

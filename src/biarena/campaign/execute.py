@@ -61,7 +61,13 @@ def execute_cell(task: CellTask, gate: Any = None) -> CellResult:
             RunStore(Path(folder) / cell.run, create=True) as store,
         ):
             spec = make_spec(
-                cell.benchmark, benchmark, system, questions, {"seed": cell.seed}, fingerprint=cell.fingerprint
+                cell.benchmark,
+                benchmark,
+                system,
+                questions,
+                {"seed": cell.seed},
+                label=f"{cell.system} · seed {cell.seed}" if cell.seed else cell.system,
+                fingerprint=cell.fingerprint,
             )
             opened = open_run(store, spec, questions)
             for answer in task.answers:

@@ -20,6 +20,8 @@ class SystemEntry(_Strict):
     """The agent's name (`biarena describe agents`)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """The agent's own options (as `-O NAME=VALUE`)."""
+    name: str | None = Field(None, min_length=1)
+    """How results and reports name the system (default: the agent, then ' · ' and the model when it takes one)."""
 
 
 class ModelEntry(_Strict):

@@ -89,8 +89,12 @@ def run_campaign(
     workers: int = 1,
     address: str | None = None,
     on_progress: Callable[[CampaignProgress], None] | None = None,
+    on_start: Callable[[CampaignProgress, int], None] | None = None,
 ) -> CampaignSummary:
-    """Do the plan's units that `out` does not hold yet (this shard's share of them) and write its results table."""
+    """Do the plan's units that `out` does not hold yet (this shard's share of them) and write its results table.
+
+    `on_start` is told the share's progress before any work and the number of units in the plan; `on_progress`
+    each time a cell's results are written."""
     if engine not in ("local", "ray"):
         raise UsageError(f"unknown engine '{engine}' (known: local, ray)")
     if address is not None and engine != "ray":
@@ -116,6 +120,8 @@ def run_campaign(
                 group[0] += 1
                 progress.done += 1
     before = progress.done
+    if on_start is not None:
+        on_start(progress, sum(len(c.units) for c in cells))
     tasks = [task for cell in mine if (task := _task(folder, cell, done)) is not None]
     by_key = {cell.key: cell for cell in mine}
     cells_now = 0

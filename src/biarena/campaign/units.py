@@ -57,6 +57,8 @@ class Cell(_Frozen):
     """Where the benchmark is: an absolute directory or a built-in name."""
     benchmark_name: str
     fingerprint: BenchmarkFingerprint
+    system: str
+    """How results and reports name the system."""
     agent: str
     agent_options: dict[str, Any]
     model: dict[str, Any] | None
@@ -147,6 +149,7 @@ def _cell(
         {
             "benchmark": fingerprint.model_dump(mode="json"),
             "agent": entry.agent,
+            "name": entry.name,
             "options": agent_options,
             "model": model_options,
             "seed": seed,
@@ -154,7 +157,7 @@ def _cell(
             "timeout": timeout,
         }
     )
-    system = entry.agent + (f" · {model.model}" if model is not None else "")
+    system = (entry.name or entry.agent) + (f" · {model.model}" if model is not None else "")
     run = f"{_slug(benchmark_name)}__{_slug(system)}__s{seed}__{key[:12]}.sqlite"
     units = [
         WorkUnit(
@@ -174,6 +177,7 @@ def _cell(
         benchmark=location,
         benchmark_name=benchmark_name,
         fingerprint=fingerprint,
+        system=system,
         agent=entry.agent,
         agent_options=agent_options,
         model=model_options,

@@ -46,10 +46,27 @@ def campaign(
             f"{group_done}/{group_total} of its units done"
         )
 
-    where = f"share {share.index}/{share.count} of " if share.count > 1 else ""
-    _say(f"campaign {where}{plan} into {out} ({engine} engine, {workers} worker{'s' if workers > 1 else ''})")
+    def start(p: CampaignProgress, units: int) -> None:
+        where = (
+            f"share {share.index}/{share.count}: {p.total} of its {units} units"
+            if share.count > 1
+            else f"{units} units"
+        )
+        plural = "s" if workers > 1 else ""
+        _say(
+            f"campaign {plan} into {out}: {where} ({p.done} done before) in {len(p.groups)} benchmark x system "
+            f"groups; {engine} engine, {workers} worker{plural}"
+        )
+
     summary = run_campaign(
-        plan, out, shard=share, engine=engine, workers=workers, address=address, on_progress=progress
+        plan,
+        out,
+        shard=share,
+        engine=engine,
+        workers=workers,
+        address=address,
+        on_progress=progress,
+        on_start=start,
     )
     _say(
         f"done: {summary.now} units now, {summary.before} before, of {summary.share} in this share "

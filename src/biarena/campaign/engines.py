@@ -79,8 +79,10 @@ def run_ray(tasks: list[CellTask], workers: int, address: str | None) -> Iterato
             raise UsageError(
                 f"cannot reach the Ray cluster at {address}: {' '.join(str(error).split())[:200]}"
             ) from None
+    actor = None
     try:
-        gate = RaySlots(ray_limits_actor())
+        actor = ray_limits_actor()  # held here until the last result is in: the tasks' handles do not keep it
+        gate = RaySlots(actor)
         remote = ray.remote(num_cpus=1, max_retries=ATTEMPTS - 1)(execute_cell)
         pending = {remote.remote(task, gate): task for task in tasks}
         while pending:
@@ -92,5 +94,7 @@ def run_ray(tasks: list[CellTask], workers: int, address: str | None) -> Iterato
                 except ray.exceptions.WorkerCrashedError:
                     raise WorkerLost("a Ray worker died each time it ran a task") from None
     finally:
+        if actor is not None:
+            ray.kill(actor)
         if started:
             ray.shutdown()

@@ -48,9 +48,6 @@ class FileSlots:
             time.sleep(_POLL)
 
 
-ACTOR_NAME = "biarena-connection-limits"
-
-
 def ray_limits_actor() -> Any:
     """The actor holding a semaphore per endpoint for a campaign's tasks (it ends with the driver)."""
     import asyncio
@@ -69,7 +66,7 @@ def ray_limits_actor() -> Any:
         async def release(self, endpoint: str, limit: int) -> None:
             self.semaphores[f"{endpoint}|{limit}"].release()
 
-    return ConnectionLimits.options(name=ACTOR_NAME, get_if_exists=True).remote()
+    return ConnectionLimits.remote()
 
 
 class RaySlots:

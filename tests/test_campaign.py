@@ -153,6 +153,20 @@ def test_a_servers_connection_limit_holds_across_workers(tmp_path: Path) -> None
     assert busy["most"] == 1
 
 
+def test_a_judge_scores_with_the_plans_judge_model(tmp_path: Path) -> None:
+    make_campaign_plan(tmp_path, questions=2)
+    plan = tmp_path / "judged.yaml"
+    plan.write_text(
+        "matrix: {benchmarks: [shop], systems: [gold], scorers: [bibench]}\n"
+        "judge_model: {model: mock, options: {cache: false}}\n"
+    )
+    assert run_campaign(plan, tmp_path / "out").now == 1
+    rows = (tmp_path / "out" / "results.csv").read_text().splitlines()
+    assert sum(",bibench.answerability," in row for row in rows) == 2
+    traced = cli("show", tmp_path / "out", "--trace", "q0000")
+    assert traced.returncode == 0 and "model mock" in traced.stdout
+
+
 def test_show_and_report_read_a_campaign_folder(tmp_path: Path) -> None:
     plan = make_campaign_plan(tmp_path, questions=2)
     plan.write_text(plan.read_text().replace("[shop, mart]", "[shop]"))
@@ -190,6 +204,7 @@ BAD_PLANS = {
     "matrix: {benchmarks: [shop], systems: [text2sql]}": "list one under matrix.models",
     "matrix: {benchmarks: [nowhere], systems: [gold]}": "nowhere",
     "matrix: {benchmarks: [shop], systems: [gold]}\ncells: [{limit: 0}]": "cells.0.limit",
+    "matrix: {benchmarks: [shop], systems: [gold], scorers: [bibench]}": "calls a model: name it with judge_model",
 }
 
 

@@ -77,7 +77,8 @@ def execute_cell(task: CellTask, gate: Any = None) -> CellResult:
             scorers = [_scorer(unit) for unit in task.units if unit.scorer is not None]
             if scorers:
                 context = ScoringContext(benchmark=benchmark, databases=pool, kept=store)
-                setups = setup_scorers(scorers, context, model=_judge_model)
+                judge = next((u.scorer.model for u in task.units if u.scorer and u.scorer.model), None)
+                setups = setup_scorers(scorers, context, model=lambda: _judge_model(judge))
                 score_run(store, setups)
             kept = store.conn.execute(
                 "SELECT database, role, sql, body FROM statement_results ORDER BY database, role, sql"
@@ -126,7 +127,12 @@ def _scorer(unit: WorkUnit) -> Any:
     return get_scorer(spec.name, options=model.model_validate(spec.options))
 
 
-def _judge_model() -> Any:
+def _judge_model(options: dict[str, Any] | None) -> Any:
     from biarena.errors import UsageError
+    from biarena.llm import get_model
+    from biarena.llm.model_options import ModelOptions
 
-    raise UsageError("scorers that call a model are not run by campaigns yet")
+    if options is None:
+        raise UsageError("a scorer calls a model: name it with the plan's judge_model")
+    made = ModelOptions.model_validate(options)
+    return get_model(made.spec(), options=made, concurrency=1)

@@ -103,6 +103,13 @@ class Plan(_Strict):
     """Only the first N questions of each benchmark."""
     timeout: float = Field(30.0, gt=0)
     """Seconds each SQL statement may run."""
+    judge_model: ModelEntry | None = None
+    """The model of the scorers that call one (the judges): a model string or {model: ..., options: {...}}."""
+
+    @field_validator("judge_model", mode="before")
+    @classmethod
+    def _judge_model(cls, value: Any) -> Any:
+        return {"model": value} if isinstance(value, str) else value
 
 
 def load_plan(path: Path) -> Plan:

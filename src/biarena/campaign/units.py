@@ -27,6 +27,8 @@ class ScorerSpec(_Frozen):
     name: str
     version: str
     options: dict[str, Any] = {}
+    model: dict[str, Any] | None = None
+    """The judge model's options, for a scorer that calls a model."""
 
 
 class WorkUnit(_Frozen):
@@ -80,7 +82,8 @@ def expand_plan(plan: Plan, base: Path) -> tuple[list[Cell], dict[str, list[Ques
     from biarena.db import DatabasePool
     from biarena.runner import benchmark_fingerprint, select_questions
 
-    scorers = [_scorer_spec(entry) for entry in plan.matrix.scorers]
+    judge = _model_options(plan.judge_model.model, plan.judge_model.options) if plan.judge_model else None
+    scorers = [_scorer_spec(entry, judge) for entry in plan.matrix.scorers]
     if len({s.name for s in scorers}) < len(scorers):
         raise UsageError("plan: matrix.scorers names a scorer twice")
     for entry in plan.matrix.systems:
@@ -222,7 +225,7 @@ def _model_options(text: str, values: dict[str, Any]) -> dict[str, Any]:
     return options.model_dump(mode="json")
 
 
-def _scorer_spec(entry: ScorerEntry) -> ScorerSpec:
+def _scorer_spec(entry: ScorerEntry, judge: dict[str, Any] | None) -> ScorerSpec:
     """The scorer made once, so an unknown name or option is refused before anything runs."""
     from biarena.scoring import SCORERS, get_scorer
 
@@ -234,7 +237,14 @@ def _scorer_spec(entry: ScorerEntry) -> ScorerSpec:
         scorer = get_scorer(entry.name, **({"options": options} if entry.options else {}))
     except BiarenaError as error:
         raise UsageError(f"plan: {error}" if not str(error).startswith("plan:") else str(error)) from None
-    return ScorerSpec(name=scorer.name, version=scorer.version, options=options.model_dump(mode="json"))
+    if scorer.needs_model and judge is None:
+        raise UsageError(f"plan: scorer '{entry.name}' calls a model: name it with judge_model")
+    return ScorerSpec(
+        name=scorer.name,
+        version=scorer.version,
+        options=options.model_dump(mode="json"),
+        model=judge if scorer.needs_model else None,
+    )
 
 
 def _slug(text: str) -> str:

@@ -2,6 +2,7 @@
 or the tasks of a Ray cluster."""
 
 import multiprocessing
+import os
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -29,14 +30,14 @@ def run_local(tasks: list[CellTask], workers: int, limits: Path) -> Iterator[Cel
     attempts = {task.cell.key: 0 for task in tasks}
     queue = list(tasks)
     gate = FileSlots(limits)
-    context = multiprocessing.get_context("spawn")
+    context = _worker_context()
     while queue:
         broken = False
         with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
             running: dict[Future, CellTask] = {}
             for task in queue:
                 attempts[task.cell.key] += 1
-                running[pool.submit(execute_cell, task, gate)] = task
+                running[pool.submit(_execute_here, dict(os.environ), task, gate)] = task
             queue = []
             while running:
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -62,6 +63,37 @@ def require_ray() -> Any:
     except ImportError:
         raise UsageError("--engine ray needs Ray: pip install 'biarena[ray]'") from None
     return ray
+
+
+PRELOAD = [
+    "biarena.campaign.execute",
+    "biarena.agents",
+    "biarena.benchmarks",
+    "biarena.db",
+    "biarena.metrics.context",
+    "biarena.runner.run",
+    "biarena.scoring.loop",
+    "biarena.scoring.setup",
+]
+"""What a worker imports before its first task; the forkserver imports it once and each worker is forked from it."""
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from a server process that imported biarena once (each starts in milliseconds, and no thread
+    of this process is copied into them); spawned where there is no forkserver."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def _execute_here(environ: dict[str, str], task: CellTask, gate: FileSlots) -> CellResult:
+    """Run a task in a pool worker with the driver's environment as it is now (the forkserver's dates from its
+    start: a key set since, such as the model server's, would be missed)."""
+    os.environ.clear()
+    os.environ.update(environ)
+    return execute_cell(task, gate)
 
 
 def run_ray(tasks: list[CellTask], workers: int, address: str | None) -> Iterator[CellResult]:

@@ -84,7 +84,8 @@ def main() -> None:
                     ray.shutdown()
                 rows[workers]["ray"] = f"{units / seconds:6.2f} ({seconds:5.1f} s)"
         calls = len(state.requests)
-    print(f"{SEEDS} units ({QUESTIONS} questions each, {LATENCY * 1000:.0f} ms per model call), units per second (wall time):")
+    print(f"{SEEDS} units ({QUESTIONS} questions each, {LATENCY * 1000:.0f} ms per model call)")
+    print("units per second (wall time):")
     print(f"{'workers':>8}  {'local':>16}  {'ray':>16}")
     for workers in WORKERS:
         print(f"{workers:>8}  {rows[workers]['local']:>16}  {rows[workers].get('ray', 'not installed'):>16}")

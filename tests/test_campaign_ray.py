@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from biarena.campaign import run_campaign
-from tests.campaign_helpers import canonical, make_campaign_plan
+from tests.campaign_helpers import DIE_MARK, canonical, make_campaign_plan
 from tests.openai_stub import openai_stub
 
 ray = pytest.importorskip("ray")
@@ -19,11 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def ray_instance() -> Iterator[None]:
-    """A Ray instance whose workers import this checkout (the tests' Python systems among it)."""
+def ray_instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A Ray instance whose workers import this checkout (the tests' Python systems among it); yields the file whose
+    absence makes `dies_once` kill its worker."""
     before = os.environ.get("PYTHONPATH")
     paths = [str(ROOT / "src"), str(ROOT), before or ""]
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    mark = tmp_path_factory.mktemp("ray") / "died"
+    os.environ[DIE_MARK] = str(mark)
     try:
         ray.init(
             num_cpus=2,
@@ -32,16 +35,17 @@ def ray_instance() -> Iterator[None]:
             configure_logging=False,
             log_to_driver=False,
         )
-        yield
+        yield mark
     finally:
         ray.shutdown()
+        os.environ.pop(DIE_MARK, None)
         if before is None:
             os.environ.pop("PYTHONPATH", None)
         else:
             os.environ["PYTHONPATH"] = before
 
 
-def test_a_campaign_on_ray_equals_the_serial_one(tmp_path: Path, ray_instance: None) -> None:
+def test_a_campaign_on_ray_equals_the_serial_one(tmp_path: Path, ray_instance: Path) -> None:
     plan = make_campaign_plan(tmp_path, questions=3)
     serial = run_campaign(plan, tmp_path / "serial")
     on_ray = run_campaign(plan, tmp_path / "ray", engine="ray", workers=2)
@@ -51,7 +55,7 @@ def test_a_campaign_on_ray_equals_the_serial_one(tmp_path: Path, ray_instance: N
     assert (again.now, again.before) == (0, 8)
 
 
-def test_a_servers_connection_limit_holds_across_ray_workers(tmp_path: Path, ray_instance: None) -> None:
+def test_a_servers_connection_limit_holds_across_ray_workers(tmp_path: Path, ray_instance: Path) -> None:
     make_campaign_plan(tmp_path, questions=2)
     busy = {"now": 0, "most": 0}
     lock = threading.Lock()
@@ -75,3 +79,11 @@ def test_a_servers_connection_limit_holds_across_ray_workers(tmp_path: Path, ray
         summary = run_campaign(plan, tmp_path / "out", engine="ray", workers=2)
     assert summary.now == 2 and len(state.requests) >= 4
     assert busy["most"] == 1
+
+
+def test_a_ray_worker_killed_under_its_task_has_the_task_run_again(tmp_path: Path, ray_instance: Path) -> None:
+    plan = make_campaign_plan(tmp_path, questions=2, systems=("dies_once",))
+    summary = run_campaign(plan, tmp_path / "out", engine="ray")
+    assert ray_instance.exists() and summary.now == 4
+    lines = (tmp_path / "out" / "results.csv").read_text().splitlines()
+    assert len(lines) == 1 + 2 * 2 * 4 and not any(",error," in line for line in lines)

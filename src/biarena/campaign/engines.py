@@ -122,9 +122,14 @@ def run_ray(tasks: list[CellTask], workers: int, address: str | None) -> Iterato
             for ref in ready:
                 pending.pop(ref)
                 try:
-                    yield ray.get(ref)
+                    result = ray.get(ref)
                 except ray.exceptions.WorkerCrashedError:
                     raise WorkerLost("a Ray worker died each time it ran a task") from None
+                except ray.exceptions.RayTaskError as error:
+                    if isinstance(error.cause, BiarenaError):  # a user's mistake, seen on a worker: its one line
+                        raise error.cause from None
+                    raise
+                yield result
     finally:
         if actor is not None:
             ray.kill(actor)

@@ -33,7 +33,8 @@ def run_local(tasks: list[CellTask], workers: int, limits: Path) -> Iterator[Cel
     context = _worker_context()
     while queue:
         broken = False
-        with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+        pool = ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context)
+        try:
             running: dict[Future, CellTask] = {}
             for task in queue:
                 attempts[task.cell.key] += 1
@@ -50,10 +51,13 @@ def run_local(tasks: list[CellTask], workers: int, limits: Path) -> Iterator[Cel
                         queue.append(task)
                         continue
                     yield result
-            if broken:
-                for task in queue:
-                    if attempts[task.cell.key] >= ATTEMPTS:
-                        raise WorkerLost(f"a worker died each of the {ATTEMPTS} times it ran {task.cell.run}")
+        finally:
+            # stopped early (an error, an interrupt): the tasks not started are dropped, not run to the end
+            pool.shutdown(wait=True, cancel_futures=True)
+        if broken:
+            for task in queue:
+                if attempts[task.cell.key] >= ATTEMPTS:
+                    raise WorkerLost(f"a worker died each of the {ATTEMPTS} times it ran {task.cell.run}")
 
 
 def require_ray() -> Any:

@@ -6,6 +6,8 @@ import typer
 
 from biarena.cli.console import err
 
+EXIT_INTERRUPTED = 130
+
 
 def campaign(
     plan: Path = typer.Argument(..., metavar="PLAN.yaml", help="The campaign plan (matrix, cells, limit)."),
@@ -58,16 +60,20 @@ def campaign(
             f"groups; {engine} engine, {workers} worker{plural}"
         )
 
-    summary = run_campaign(
-        plan,
-        out,
-        shard=share,
-        engine=engine,
-        workers=workers,
-        address=address,
-        on_progress=progress,
-        on_start=start,
-    )
+    try:
+        summary = run_campaign(
+            plan,
+            out,
+            shard=share,
+            engine=engine,
+            workers=workers,
+            address=address,
+            on_progress=progress,
+            on_start=start,
+        )
+    except KeyboardInterrupt:
+        _say(f"interrupted: the units done so far are kept; run the same command again to resume {out}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     _say(
         f"done: {summary.now} units now, {summary.before} before, of {summary.share} in this share "
         f"({summary.units} in the plan); results: {summary.results}; next: biarena show {out}"

@@ -259,7 +259,23 @@ def test_the_ray_engine_without_ray_is_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_a_run_file_merged_joins_the_campaigns_runs(tmp_path: Path) -> None:
+    plan = make_campaign_plan(tmp_path, questions=2)
+    plan.write_text(plan.read_text().replace("[shop, mart]", "[shop]"))
+    run_campaign(plan, tmp_path / "out")
+    made = cli("run", tmp_path / "shop", "--agent", "gold", "-o", tmp_path / "gold.run")
+    assert made.returncode == 0, made.stderr
+    merged = cli("merge", tmp_path / "out", tmp_path / "gold.run", "-o", tmp_path / "merged")
+    assert merged.returncode == 0, merged.stderr
+    assert (tmp_path / "merged" / "runs" / "gold.sqlite").is_file()
+    assert (tmp_path / "merged" / "results.csv").read_bytes() == (tmp_path / "out" / "results.csv").read_bytes()
+    shown = cli("show", tmp_path / "merged", "--format", "csv")
+    assert shown.returncode == 0 and "gold" in shown.stdout and "right" in shown.stdout
+
+
 def test_merge_refuses_what_is_not_a_campaign(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     one_line_error(cli("merge", tmp_path / "empty", "-o", tmp_path / "m"), "not a campaign folder")
     one_line_error(cli("merge", tmp_path / "missing", "-o", tmp_path / "m"), "campaign folder not found")
+    (tmp_path / "notes.txt").write_text("hello")
+    one_line_error(cli("merge", tmp_path / "notes.txt", "-o", tmp_path / "m"), "not a biarena run file")

@@ -1,4 +1,4 @@
-"""`biarena merge DIR... -o OUT`: join campaign folders (shards, overlapping plans) into one campaign."""
+"""`biarena merge DIR... -o OUT`: join campaign folders (shards, overlapping plans) and run files into one campaign."""
 
 from pathlib import Path
 
@@ -8,7 +8,9 @@ from biarena.cli.console import err
 
 
 def merge(
-    folders: list[Path] = typer.Argument(..., metavar="DIR", help="Campaign folders to join."),
+    folders: list[Path] = typer.Argument(
+        ..., metavar="DIR", help="Campaign folders to join (a run file joins the campaign's runs, without a unit)."
+    ),
     out: Path = typer.Option(..., "-o", "--out", help="The campaign folder to write (new, or a campaign to grow)."),
 ) -> None:
     """Join campaign folders into one: their units, runs and results, each answer and result kept once.

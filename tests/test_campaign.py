@@ -65,11 +65,12 @@ def test_shards_one_killed_and_run_again_merge_into_the_serial_campaign(tmp_path
     os.killpg(killed.pid, signal.SIGKILL)
     killed.wait(30)
     assert killed.returncode == -signal.SIGKILL
-    assert len(list(done.iterdir())) == 2 and not (tmp_path / "s1" / "results.csv").exists()  # part-way
+    marked = len(list(done.iterdir()))  # the kill may fall between a cell's two markers
+    assert 0 < marked < 4 and not (tmp_path / "s1" / "results.csv").exists()  # part-way
 
     again = _biarena("campaign", plan, "-o", "s1", "--shard", "1/3", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "done: 2 units now, 2 before, of 4 in this share (8 in the plan)" in again.stderr
+    assert f"done: {4 - marked} units now, {marked} before, of 4 in this share (8 in the plan)" in again.stderr
     for share in ("2/3", "3/3"):
         result = _biarena("campaign", plan, "-o", f"s{share[0]}", "--shard", share, cwd=tmp_path)
         assert result.returncode == 0, result.stderr

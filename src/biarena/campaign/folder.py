@@ -60,9 +60,11 @@ class CampaignFolder:
             return []
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
+            if int(data["format"]) > FORMAT:
+                raise FormatError(f"{file}: made by a newer biarena (campaign format {data['format']})")
             return [WorkUnit.model_validate(unit) for unit in data["units"]]
         except (OSError, ValueError, KeyError, TypeError) as error:
-            raise FormatError(f"{file}: not a campaign file ({error})") from None
+            raise FormatError(f"{file}: not a campaign file ({' '.join(str(error).split())[:200]})") from None
 
     def add_units(self, units: list[WorkUnit]) -> None:
         """Record units beside those already in the campaign (a unit already there is kept once)."""

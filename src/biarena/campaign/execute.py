@@ -66,7 +66,7 @@ def execute_cell(task: CellTask, gate: Any = None) -> CellResult:
                 system,
                 questions,
                 {"seed": cell.seed},
-                label=f"{cell.system} · seed {cell.seed}" if cell.seed else cell.system,
+                label=f"{cell.system} · {cell.benchmark_name}" + (f" · seed {cell.seed}" if cell.seed else ""),
                 fingerprint=cell.fingerprint,
             )
             opened = open_run(store, spec, questions)

@@ -37,6 +37,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "score_cmd:score",
         "Score a run (execution, SER, execution accuracy, semantic and result similarity), and judge it with --judge.",
     ),
+    "campaign": (
+        "campaign_cmd:campaign",
+        "Run a campaign: each cell of the plan's matrix is a run file, each scorer on it a work unit.",
+    ),
+    "merge": (
+        "merge_cmd:merge",
+        "Join campaign folders into one: their units, runs and results, each answer and result kept once.",
+    ),
     "show": (
         "show_cmd:show",
         "Show runs' scores by category, by language and overall, and judges' scores by question type and dimension.",

@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
+from biarena.campaign.layout import campaign_runs
 from biarena.cli.console import err
 from biarena.cli.options import LABELS
 from biarena.errors import UsageError
@@ -32,7 +33,7 @@ SUFFIXES = {".html": ReportFormat.html, ".htm": ReportFormat.html, ".md": Report
 
 
 def report(
-    runs: list[Path] = typer.Argument(..., metavar="RUN", help="Run files (scored) to compare."),
+    runs: list[Path] = typer.Argument(..., metavar="RUN", help="Run files (scored) or campaign folders to compare."),
     out: Path | None = typer.Option(
         None, "-o", "--out", help="File to write (default report.html, report.md or report.csv by the format)."
     ),
@@ -62,6 +63,7 @@ def report(
     Tables by category, question type and language; charts of SER and judge scores by type, judge dimensions and
     Bradley-Terry strengths.
     """
+    runs = campaign_runs(runs)
     if form is None:
         form = SUFFIXES.get(out.suffix.lower(), ReportFormat.html) if out is not None else ReportFormat.html
     out = out or Path(f"report.{form.value}")

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
+from biarena.campaign.layout import campaign_runs
 from biarena.cli.console import err, new_table, out, print_table, row
 from biarena.cli.options import LABELS, flag
 from biarena.report.comparison import Comparison, compare
@@ -72,7 +73,9 @@ def _print_tables(comparison: Comparison, usage: bool) -> None:
 
 
 def show(
-    runs: list[Path] = typer.Argument(..., metavar="RUN", help="Run files; several are shown side by side."),
+    runs: list[Path] = typer.Argument(
+        ..., metavar="RUN", help="Run files or campaign folders; several are shown side by side."
+    ),
     format: ShowFormat = typer.Option(ShowFormat.table, "--format", help="table, json, csv or md (Markdown)."),
     labels: list[str] | None = LABELS,
     usage: bool = flag("--usage", "Also show model usage: calls, cache hits, tokens, and the cost when priced."),
@@ -85,6 +88,7 @@ def show(
     Each run's coverage and outcomes come with them; `--trace ID` prints what the judges asked and were told about
     one answer.
     """
+    runs = campaign_runs(runs)
     if trace is not None:
         for line in trace_lines(runs, trace):
             sys.stdout.write(line + "\n")

@@ -9,6 +9,7 @@ from biarena.llm.cache import ResponseCache, cache_key
 from biarena.llm.health import EndpointHealth
 from biarena.llm.model_options import ModelOptions
 from biarena.llm.notices import Notice, notify
+from biarena.llm.shared_limit import shared_turn
 from biarena.llm.structured import LEVELS, at_level, check_level, json_values, parse_reply, repair_request
 from biarena.llm.types import (
     ChatRequest,
@@ -185,7 +186,7 @@ class Model:
         up on at once when it did not answer the last call either, or when a call timed out and it does not even
         list its models."""
         health = self.health
-        with _semaphore(self.endpoint, self.concurrency):
+        with _semaphore(self.endpoint, self.concurrency), shared_turn(self.endpoint, self.options.connections):
             if health.down:
                 raise UnreachableError(
                     f"given up on the server after {health.limit} calls in a row got no reply ({health.last_error})",

@@ -1,0 +1,141 @@
+"""Engines that run a campaign's cell tasks and stream their results back to the one writer: a local process pool,
+or the tasks of a Ray cluster."""
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+from biarena.campaign.execute import CellResult, CellTask, execute_cell
+from biarena.campaign.limits import FileSlots, RaySlots, ray_limits_actor
+from biarena.errors import BiarenaError, UsageError
+
+ENGINES = ("local", "ray")
+ATTEMPTS = 3
+"""Times a task is started before a campaign gives up on it: a worker killed under it starts it again."""
+RAY_OBJECT_STORE = 100 * 1024 * 1024
+"""The object store of a Ray instance a campaign starts itself (results are small)."""
+
+
+class WorkerLost(BiarenaError):
+    """A task's worker died every time it was started."""
+
+
+def run_local(tasks: list[CellTask], workers: int, limits: Path) -> Iterator[CellResult]:
+    """Run tasks in a pool of `workers` processes, yielding each result as it comes; a task whose worker was killed
+    is started again (in a new pool), up to ATTEMPTS times."""
+    attempts = {task.cell.key: 0 for task in tasks}
+    queue = list(tasks)
+    gate = FileSlots(limits)
+    context = _worker_context()
+    while queue:
+        broken = False
+        pool = ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context)
+        try:
+            running: dict[Future, CellTask] = {}
+            for task in queue:
+                attempts[task.cell.key] += 1
+                running[pool.submit(_execute_here, dict(os.environ), task, gate)] = task
+            queue = []
+            while running:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    task = running.pop(future)
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        queue.append(task)
+                        continue
+                    yield result
+        finally:
+            # stopped early (an error, an interrupt): the tasks not started are dropped, not run to the end
+            pool.shutdown(wait=True, cancel_futures=True)
+        if broken:
+            for task in queue:
+                if attempts[task.cell.key] >= ATTEMPTS:
+                    raise WorkerLost(f"a worker died each of the {ATTEMPTS} times it ran {task.cell.run}")
+
+
+def require_ray() -> Any:
+    """The ray module; a one-line error saying how to install it when it is missing."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--engine ray needs Ray: pip install 'biarena[ray]'") from None
+    return ray
+
+
+PRELOAD = [
+    "biarena.campaign.execute",
+    "biarena.agents",
+    "biarena.benchmarks",
+    "biarena.db",
+    "biarena.metrics.context",
+    "biarena.runner.run",
+    "biarena.scoring.loop",
+    "biarena.scoring.setup",
+]
+"""What a worker imports before its first task; the forkserver imports it once and each worker is forked from it."""
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from a server process that imported biarena once (each starts in milliseconds, and no thread
+    of this process is copied into them); spawned where there is no forkserver."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def _execute_here(environ: dict[str, str], task: CellTask, gate: FileSlots) -> CellResult:
+    """Run a task in a pool worker with the driver's environment as it is now (the forkserver's dates from its
+    start: a key set since, such as the model server's, would be missed)."""
+    os.environ.clear()
+    os.environ.update(environ)
+    return execute_cell(task, gate)
+
+
+def run_ray(tasks: list[CellTask], workers: int, address: str | None) -> Iterator[CellResult]:
+    """Run tasks as Ray tasks (on the cluster at `address`, or on a Ray instance started here with `workers`
+    CPUs), yielding each result as it comes; Ray starts again a task whose worker died."""
+    ray = require_ray()
+    started = not ray.is_initialized()
+    if started:
+        settings: dict = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
+        if address is None:
+            settings.update(num_cpus=max(1, workers), object_store_memory=RAY_OBJECT_STORE)
+        try:
+            ray.init(address=address, **settings)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise UsageError(
+                f"cannot reach the Ray cluster at {address}: {' '.join(str(error).split())[:200]}"
+            ) from None
+    actor = None
+    try:
+        actor = ray_limits_actor()  # held here until the last result is in: the tasks' handles do not keep it
+        gate = RaySlots(actor)
+        remote = ray.remote(num_cpus=1, max_retries=ATTEMPTS - 1)(execute_cell)
+        pending = {remote.remote(task, gate): task for task in tasks}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                pending.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.WorkerCrashedError:
+                    raise WorkerLost("a Ray worker died each time it ran a task") from None
+                except ray.exceptions.RayTaskError as error:
+                    if isinstance(error.cause, BiarenaError):  # a user's mistake, seen on a worker: its one line
+                        raise error.cause from None
+                    raise
+                yield result
+    finally:
+        if actor is not None:
+            ray.kill(actor)
+        if started:
+            ray.shutdown()

@@ -181,6 +181,20 @@ def test_show_and_report_read_a_campaign_folder(tmp_path: Path) -> None:
     assert "right" in text and "wrong" in text
 
 
+def test_a_campaign_over_two_benchmarks_gets_a_report_for_each(tmp_path: Path) -> None:
+    plan = make_campaign_plan(tmp_path, questions=2)
+    run_campaign(plan, tmp_path / "out")
+    written = cli("report", tmp_path / "out", "-o", tmp_path / "report.md")
+    assert written.returncode == 0, written.stderr
+    assert sorted(p.name for p in tmp_path.glob("report*.md")) == ["report-mart.md", "report-shop.md"]
+    for name in ("mart", "shop"):
+        assert f"Benchmark **{name}**" in (tmp_path / f"report-{name}.md").read_text()
+    assert "(benchmark mart)" in written.stderr and "(benchmark shop)" in written.stderr
+    runs = sorted((tmp_path / "out" / "runs").glob("*.sqlite"))
+    mixed = cli("report", *runs, "-o", tmp_path / "mixed.md")  # loose run files of two benchmarks: refused
+    assert mixed.returncode == 2 and "different benchmarks" in mixed.stderr
+
+
 def test_shares_split_the_cells_and_follow_a_slurm_array() -> None:
     for count in range(1, 5):
         shards = [Shard(k, count) for k in range(1, count + 1)]

@@ -830,7 +830,7 @@ def generate(
     "ray"); see `biarena.synth.partitions`.
     """
     target = Path(path)
-    fmt = fmt or infer_format(target)
+    fmt = fmt or ("parquet" if partitions is not None else infer_format(target))
     if fmt not in FORMATS:
         raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     if scale <= 0:

@@ -176,12 +176,12 @@ class _Table:
     """Per exact share (category column, optional key's empty rows): its counts in each chunk."""
     number: int = 0
     """The chunk being drawn."""
+    prepared: bool = False
     moved: bool = False
     """Whether the current chunk has rows moved after their parents (and so must be put back in time order)."""
 
     def __post_init__(self) -> None:
         table = self.spec.tables[self.name]
-        rng = np.random.default_rng([self.seed, self.index])
         self.types = {c: column_type(self.spec, self.name, c) for c in table.columns}
         for name, column in table.columns.items():
             if column.kind == "category":
@@ -193,7 +193,21 @@ class _Table:
                 self.remaining[name] = allocate(self.n, shares if shares is not None else np.ones(len(labels)))
                 dtype = {"int": np.int64, "float": float}.get(self.types[name], object)
                 self.labels[name] = np.array(labels, dtype=dtype)
-            elif column.kind == "faker":
+            if column.kind == "foreign" and column.empty is not None and not isinstance(column.empty, str):
+                share = float(column.empty)
+                self.remaining[f"{name}\0empty"] = allocate(self.n, np.array([share, 1 - share]))
+        if self.stamp:
+            self.day_counts = allocate_days(self.n, self.days.dates, self.days.weights)
+
+    def prepare(self) -> None:
+        """Build what drawing needs beyond the plan (Faker pools, parent weights and pickers), once: a process
+        that only plans the chunks never pays for it."""
+        if self.prepared:
+            return
+        self.prepared = True
+        rng = np.random.default_rng([self.seed, self.index])
+        for name, column in self.spec.tables[self.name].columns.items():
+            if column.kind == "faker":
                 if self.n <= FAKER_POOL:
                     self.pools[name] = _faker(column.provider or "name", self.n, rng, self.spec.locale)
                 elif (column.provider or "name") == "name":
@@ -208,11 +222,6 @@ class _Table:
                 self.weights[name] = weights / weights.sum()
             if column.kind == "foreign" and (column.follows or column.where or column.match):
                 self.pickers[name] = _Picker.of(self, column, self.weights.get(name))
-            if column.kind == "foreign" and column.empty is not None and not isinstance(column.empty, str):
-                share = float(column.empty)
-                self.remaining[f"{name}\0empty"] = allocate(self.n, np.array([share, 1 - share]))
-        if self.stamp:
-            self.day_counts = allocate_days(self.n, self.days.dates, self.days.weights)
 
     @property
     def stamp(self) -> str | None:
@@ -709,6 +718,7 @@ def draw_chunk(state: _Table, number: int, start: int, size: int, day_counts: np
     yet applied); it depends only on the seed, the table and the chunk, not on the chunks drawn before it."""
     spec, name = state.spec, state.name
     table = spec.tables[name]
+    state.prepare()
     rng = np.random.default_rng([state.seed, state.index, number])
     state.number, state.moved = number, False
     data: Columns = {}

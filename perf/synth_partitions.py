@@ -1,8 +1,9 @@
 """The simulator's partitioned Parquet output: speed with 1 and 2 workers, and peak memory.
 
 1. One vertical at a mid-size scale written as `--partitions P` with 1 and 2 worker processes (and Ray with
-   `--ray`): rows/s, the peak resident memory of the main process and of the largest worker, and whether the
-   parts are byte-identical across runs.
+   `--ray`): rows/s, CPU seconds of all processes (the work split and the cost of starting workers), the peak
+   resident memory of the main process and of the largest worker, and whether the parts are byte-identical
+   across runs. Wall time shows a speed-up only when the workers have idle cores.
 2. Memory at a fixed partition size: the same vertical at `scale` with P partitions and at `2 x scale` with 2P
    partitions, one worker; the peak of the process that draws (the data drawn is bounded by a chunk, so it should
    not double; the columns children read, kept for whole tables, grow with the business).
@@ -34,9 +35,11 @@ def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: 
     digest = hashlib.sha256()
     for file in sorted(out.rglob("*.parquet")):
         digest.update(str(file.relative_to(out)).encode() + file.read_bytes())
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "rows": sum(counts.values()),
         "seconds": seconds,
+        "cpu": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
         "main_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "worker_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "files": sum(1 for _ in out.rglob("part-*.parquet")),
@@ -74,8 +77,8 @@ def main() -> None:
             digests.add(r["digest"])
             print(
                 f"  {engine:5} {workers} worker(s): {r['rows']:,} rows in {r['seconds']:6.1f} s "
-                f"{r['rows'] / r['seconds']:10,.0f} rows/s; {r['files']} part files; peak RSS main "
-                f"{r['main_mib']:6.0f} MiB, largest worker {r['worker_mib']:6.0f} MiB"
+                f"{r['rows'] / r['seconds']:10,.0f} rows/s ({r['cpu']:5.1f} CPU s); {r['files']} part files; "
+                f"peak RSS main {r['main_mib']:6.0f} MiB, largest worker {r['worker_mib']:6.0f} MiB"
             )
         print(f"  parts identical across runs: {len(digests) == 1}")
         print("memory at a fixed partition size (1 worker):")

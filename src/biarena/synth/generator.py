@@ -205,23 +205,32 @@ class _Table:
         if self.prepared:
             return
         self.prepared = True
-        rng = np.random.default_rng([self.seed, self.index])
+        if not self.pools:
+            self.pools = self.faker_pools()
         for name, column in self.spec.tables[self.name].columns.items():
-            if column.kind == "faker":
-                if self.n <= FAKER_POOL:
-                    self.pools[name] = _faker(column.provider or "name", self.n, rng, self.spec.locale)
-                elif (column.provider or "name") == "name":
-                    self.pools[name] = _faker("first_name", FAKER_POOL, rng, self.spec.locale)
-                    self.pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng, self.spec.locale)
-                else:
-                    self.pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng, self.spec.locale)
-            elif column.kind == "foreign" and column.weight:
+            if column.kind == "foreign" and column.weight:
                 parent = (column.ref or ".").split(".")[0]
                 source = self.kept[parent][column.weight["column"]]
                 weights = np.array([column.weight["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
                 self.weights[name] = weights / weights.sum()
             if column.kind == "foreign" and (column.follows or column.where or column.match):
                 self.pickers[name] = _Picker.of(self, column, self.weights.get(name))
+
+    def faker_pools(self) -> dict[str, np.ndarray]:
+        """The values the table's Faker columns draw from (the same for a seed and table in any process)."""
+        rng = np.random.default_rng([self.seed, self.index])
+        pools = {}
+        for name, column in self.spec.tables[self.name].columns.items():
+            if column.kind != "faker":
+                continue
+            if self.n <= FAKER_POOL:
+                pools[name] = _faker(column.provider or "name", self.n, rng, self.spec.locale)
+            elif (column.provider or "name") == "name":
+                pools[name] = _faker("first_name", FAKER_POOL, rng, self.spec.locale)
+                pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng, self.spec.locale)
+            else:
+                pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng, self.spec.locale)
+        return pools
 
     @property
     def stamp(self) -> str | None:

@@ -8,10 +8,11 @@ partitions, and the days a file holds are in its footer (`biarena.first_day`, `b
 a timestamp (a dimension) is written once, split only by chunks (`min(N, chunks)` files).
 
 Every chunk is drawn from its own random stream (seed, table, chunk), so a partition's bytes do not depend on the
-workers or the engine, and the partitions read in order hold the serial output's rows. Tables are drawn in
-dependency order; each in two passes over its partitions: draw the random columns (row counts become known), then
-number the keys from the rows before, apply the rules and write the file. Each pass holds one chunk at a time per
-worker; the columns children read (keys, weights, times) are kept for the whole table, as the serial generator does.
+workers or the engine, and the partitions read in order hold the serial output's rows. Tables are drawn level by
+level (a table's parents on earlier levels), the tables of a level at once, in three passes: build each table's
+Faker pools (once for all its parts), draw the parts' random columns (row counts become known), then number the
+keys from the rows before, apply the rules and write the files. Each pass holds one chunk at a time per worker; the
+columns children read (keys, weights, times) are kept for whole tables, as the serial generator does.
 """
 
 import os
@@ -72,19 +73,39 @@ class _Job:
 
 
 _STATE: dict[tuple[str, int], tuple[_Table, list]] = {}
-"""The table a worker is drawing (one at a time): building it (Faker pools, parent indexes) is done once per table,
-not once per part."""
+"""The tables of the level a worker is drawing: building one (Faker pools, parent indexes) is done once per table
+and worker, not once per part."""
+_KEPT: dict[str, dict[str, Columns]] = {}
 
 
 def _state(job: _Job) -> tuple[_Table, list]:
     key = (job.kept, job.part.index)
     if key not in _STATE:
-        _STATE.clear()
-        with open(job.kept, "rb") as handle:
-            kept = pickle.load(handle)
+        if job.kept not in _KEPT:  # a new level: the tables of the one before are done
+            _STATE.clear()
+            _KEPT.clear()
+            with open(job.kept, "rb") as handle:
+                _KEPT[job.kept] = pickle.load(handle)
+        kept = _KEPT[job.kept]
         state = table_state(job.spec, job.part.index, job.part.table, job.scale, job.seed, kept, _Calendar.of(job.spec))
+        if _pools(job).exists():
+            with _pools(job).open("rb") as handle:
+                state.pools = pickle.load(handle)
         _STATE[key] = (state, state.plan(job.chunk))
     return _STATE[key]
+
+
+def _pools(job: _Job) -> Path:
+    return Path(job.out) / ".work" / f"pools-{job.part.index}.pickle"
+
+
+def pool_table(job: _Job) -> None:
+    """Pass 0: build the table's Faker pools once (Faker is slow), for every worker drawing its parts to read."""
+    state, _ = _state(job)
+    if not state.pools:
+        state.pools = state.faker_pools()
+    with _pools(job).open("wb") as handle:
+        pickle.dump(state.pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _drawn(job: _Job) -> Path:
@@ -188,6 +209,24 @@ def _ancestors(spec: Spec, name: str) -> set[str]:
     return out
 
 
+def _has_faker(spec: Spec, name: str) -> bool:
+    return any(c.kind == "faker" for c in spec.tables[name].columns.values())
+
+
+def levels(spec: Spec) -> list[list[tuple[int, str]]]:
+    """The tables (index in `table_order`, name) by generation level: a table's parents are all on earlier levels,
+    so the tables of a level can be drawn at once."""
+    order = table_order(spec)
+    level: dict[str, int] = {}
+    for name in order:
+        parents = {c.ref.split(".")[0] for c in spec.tables[name].columns.values() if c.kind == "foreign" and c.ref}
+        level[name] = 1 + max((level[p] for p in parents - {name}), default=-1)
+    out: list[list[tuple[int, str]]] = [[] for _ in range(max(level.values()) + 1)]
+    for index, name in enumerate(order):
+        out[level[name]].append((index, name))
+    return out
+
+
 class _LocalEngine:
     """Parts run in this process (one worker) or in a pool of worker processes."""
 
@@ -271,29 +310,43 @@ def write_partitions(
     counts: dict[str, int] = {}
     calendar = _Calendar.of(spec)
     try:
-        for index, name in enumerate(table_order(spec)):
-            parents = {t: kept[t] for t in sorted(_ancestors(spec, name))}
-            kept_file = work / f"kept-{index}.pickle"
+        for number, level in enumerate(levels(spec)):
+            needed = sorted(set().union(*(_ancestors(spec, name) for _, name in level)))
+            parents = {t: kept[t] for t in needed}
+            kept_file = work / f"kept-{number}.pickle"
             with kept_file.open("wb") as handle:
                 pickle.dump(parents, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            state = table_state(spec, index, name, scale, seed, parents, calendar)
-            plan = state.plan(chunk)
-            _STATE.clear()  # one worker: this process draws the parts with the state built here
-            _STATE[str(kept_file), index] = (state, plan)
-            parts = parts_of(state, plan, partitions)
-            jobs = [
-                _Job(spec, scale, seed, chunk, str(out), str(kept_file), tuple(sorted(retained[name])), part)
-                for part in parts
-            ]
-            rows = runner.map(draw_part, [(job,) for job in jobs])
-            firsts = np.concatenate([[1], 1 + np.cumsum(rows)[:-1]]).astype(int).tolist()
-            calls = [(job, first, i == len(jobs) - 1) for i, (job, first) in enumerate(zip(jobs, firsts, strict=True))]
-            written = runner.map(write_part, calls)
-            kept[name] = {c: np.concatenate([w[0][c] for w in written]) for c in retained[name]}
-            counts[name] = sum(w[1] for w in written)
+            # with one worker this process draws the parts, with the states built here to plan them
+            _STATE.clear()
+            _KEPT.clear()
+            _KEPT[str(kept_file)] = parents
+            jobs: dict[str, list[_Job]] = {}
+            for index, name in level:
+                state = table_state(spec, index, name, scale, seed, parents, calendar)
+                plan = state.plan(chunk)
+                _STATE[str(kept_file), index] = (state, plan)
+                jobs[name] = [
+                    _Job(spec, scale, seed, chunk, str(out), str(kept_file), tuple(sorted(retained[name])), part)
+                    for part in parts_of(state, plan, partitions)
+                ]
+            faker = [table[0] for table in jobs.values() if _has_faker(spec, table[0].part.table)]
+            runner.map(pool_table, [(job,) for job in faker])
+            rows = iter(runner.map(draw_part, [(job,) for table in jobs.values() for job in table]))
+            calls = []
+            for table in jobs.values():
+                first = 1
+                for i, job in enumerate(table):
+                    calls.append((job, first, i == len(table) - 1))
+                    first += next(rows)
+            written = iter(runner.map(write_part, calls))
+            for name, table in jobs.items():
+                done = [next(written) for _ in table]
+                kept[name] = {c: np.concatenate([w[0][c] for w in done]) for c in retained[name]}
+                counts[name] = sum(w[1] for w in done)
             kept_file.unlink()
     finally:
         runner.close()
         _STATE.clear()
+        _KEPT.clear()
         shutil.rmtree(work, ignore_errors=True)
     return counts

@@ -4,11 +4,13 @@ the same rows as the serial output."""
 import hashlib
 import itertools
 import sqlite3
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from biarena.errors import UsageError
 from biarena.synth import generate, verify, vertical_spec
 from biarena.synth.generator import _Calendar, draw_chunk, table_order, table_state
 from tests.cli_in_process import cli
@@ -140,3 +142,11 @@ def test_the_command_line_writes_parts_that_verify(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "verified: every rule holds" in result.stderr
     assert sorted(p.name for p in (tmp_path / "out" / "trip").glob("*.parquet")) == ["part-0000.parquet"]
+
+
+def test_ray_missing_is_one_line_and_leaves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed: importing it raises ImportError
+    out = tmp_path / "out"
+    with pytest.raises(UsageError, match=r"--engine ray needs ray: pip install 'biarena\[ray\]'"):
+        generate(vertical_spec(VERTICAL), out, scale=0.01, partitions=2, workers=2, engine="ray")
+    assert list(tmp_path.iterdir()) == []

@@ -262,7 +262,7 @@ class _RayEngine:
         self.ray = ray
         self.started = not ray.is_initialized()
         if self.started:
-            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
             if address:
                 ray.init(address=address, **options)
             else:
@@ -302,6 +302,10 @@ def write_partitions(
         raise UsageError("--partitions and --workers must be at least 1")
     if engine not in ENGINES:
         raise UsageError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UsageError("--format parquet needs pyarrow: pip install 'biarena[parquet]'") from None
     runner = _RayEngine(workers, address) if engine == "ray" else _LocalEngine(workers)
     work = out / ".work"
     work.mkdir()

@@ -2,9 +2,11 @@
 
 Each table is generated in chunks of about `chunk` rows (cut at day boundaries for tables with a timestamp, so
 rows stay in time order). Only the columns other tables refer to stay in memory; everything else is written and
-dropped. Category shares are exact: the table's counts are fixed up front and each chunk draws its share without
-replacement (and so is the share of rows an optional key leaves empty). Seasonal density is exact per month. Rules
-are evaluated on each chunk before it is written.
+dropped. Category shares are exact: the table's counts are fixed up front and split among its chunks without
+replacement before any chunk is drawn (and so is the share of rows an optional key leaves empty). Each chunk has its
+own random stream (seed, table, chunk), so it can be drawn on its own, in any order or process
+(`biarena.synth.partitions`). Seasonal density is exact per month. Rules are evaluated on each chunk before it is
+written.
 """
 
 import itertools

@@ -236,7 +236,13 @@ class _LocalEngine:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                # workers fork from one server that imported the generator once, not a fresh interpreter each
+                context = multiprocessing.get_context("forkserver")
+                context.set_forkserver_preload([__name__])
+            else:
+                context = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(workers, mp_context=context)
 
     def map(self, function: Callable, calls: Sequence[tuple]) -> list:
         """`function(*call)` for every call, results in call order."""

@@ -2,8 +2,9 @@
 
 1. One vertical at a mid-size scale written as `--partitions P` with 1 and 2 worker processes (and Ray with
    `--ray`): rows/s, CPU seconds of all processes (the work split and the cost of starting workers), the peak
-   resident memory of the main process and of the largest worker, and whether the parts are byte-identical
-   across runs. Wall time shows a speed-up only when the workers have idle cores.
+   resident memory of the main process and of the largest other process (a worker; with Ray, also Ray's own
+   processes), and whether the parts are byte-identical across runs. Wall time shows a speed-up only when the
+   workers have idle cores.
 2. Memory at a fixed partition size: the same vertical at `scale` with P partitions and at `2 x scale` with 2P
    partitions, one worker; the peak of the process that draws (the data drawn is bounded by a chunk, so it should
    not double; the columns children read, kept for whole tables, grow with the business).
@@ -15,12 +16,65 @@ Run: python perf/synth_partitions.py [--vertical food_delivery] [--scale 3] [--p
 import argparse
 import hashlib
 import json
+import os
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+
+
+class Descendants:
+    """Samples this process's descendants (workers fork from a server, so `getrusage` does not see them): each
+    one's peak resident memory (VmHWM, itself a peak) and CPU seconds, from /proc (Linux)."""
+
+    def __init__(self) -> None:
+        self.peak_kib: dict[int, int] = {}
+        self.cpu: dict[int, float] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def sample(self) -> None:
+        """One look at every descendant."""
+        parents: dict[int, int] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(stat.parent.name)] = int(fields[1])
+        mine, frontier = set(), {os.getpid()}
+        while frontier:
+            frontier = {pid for pid, parent in parents.items() if parent in frontier} - mine
+            mine |= frontier
+        ticks = os.sysconf("SC_CLK_TCK")
+        for pid in mine:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            self.cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    self.peak_kib[pid] = max(self.peak_kib.get(pid, 0), int(line.split()[1]))
+
+    def run(self) -> None:
+        """Sample until stopped."""
+        while not self.stop.wait(0.05):
+            self.sample()
+
+    def __enter__(self) -> "Descendants":
+        if Path("/proc/self/stat").exists():
+            self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join()
 
 
 def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: str, out: Path) -> dict:
@@ -28,9 +82,10 @@ def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: 
     from biarena.synth import generate, vertical_spec
 
     started = time.perf_counter()
-    counts = generate(
-        vertical_spec(vertical), out, scale=scale, seed=0, partitions=partitions, workers=workers, engine=engine
-    )
+    with Descendants() as descendants:
+        counts = generate(
+            vertical_spec(vertical), out, scale=scale, seed=0, partitions=partitions, workers=workers, engine=engine
+        )
     seconds = time.perf_counter() - started
     digest = hashlib.sha256()
     for file in sorted(out.rglob("*.parquet")):
@@ -39,9 +94,9 @@ def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: 
     return {
         "rows": sum(counts.values()),
         "seconds": seconds,
-        "cpu": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
+        "cpu": me.ru_utime + me.ru_stime + sum(descendants.cpu.values()),
         "main_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "worker_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+        "worker_mib": max([children.ru_maxrss, *descendants.peak_kib.values()]) / 1024,
         "files": sum(1 for _ in out.rglob("part-*.parquet")),
         "digest": digest.hexdigest()[:16],
     }

@@ -5,9 +5,10 @@
    resident memory of the main process and of the largest other process (a worker; with Ray, also Ray's own
    processes), and whether the parts are byte-identical across runs. Wall time shows a speed-up only when the
    workers have idle cores.
-2. Memory at a fixed partition size: the same vertical at `scale` with P partitions and at `2 x scale` with 2P
-   partitions, one worker; the peak of the process that draws (the data drawn is bounded by a chunk, so it should
-   not double; the columns children read, kept for whole tables, grow with the business).
+2. Memory at a fixed partition size: the same vertical at half, once and twice `scale` with as many times P
+   partitions, one worker, chunks of `--memory-chunk` rows (small, so that the large tables span many chunks at
+   every scale); the peak of the process that draws. The data drawn is bounded by a chunk; what still grows with
+   the business is what depends on parents (kept key columns, parent weights and time indexes).
 
 Each run is a fresh process (its own peak memory), with a time limit.
 Run: python perf/synth_partitions.py [--vertical food_delivery] [--scale 3] [--partitions 8] [--ray]
@@ -77,14 +78,21 @@ class Descendants:
             self.thread.join()
 
 
-def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: str, out: Path) -> dict:
+def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: str, chunk: int, out: Path) -> dict:
     """Generate once in this process; return rows, seconds, peak memory (MiB) and a digest of the parts."""
     from biarena.synth import generate, vertical_spec
 
     started = time.perf_counter()
     with Descendants() as descendants:
         counts = generate(
-            vertical_spec(vertical), out, scale=scale, seed=0, partitions=partitions, workers=workers, engine=engine
+            vertical_spec(vertical),
+            out,
+            scale=scale,
+            seed=0,
+            partitions=partitions,
+            workers=workers,
+            engine=engine,
+            chunk=chunk,
         )
     seconds = time.perf_counter() - started
     digest = hashlib.sha256()
@@ -102,10 +110,13 @@ def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: 
     }
 
 
-def measured(vertical: str, scale: float, partitions: int, workers: int, engine: str, work: Path) -> dict:
+def measured(
+    vertical: str, scale: float, partitions: int, workers: int, engine: str, work: Path, chunk: int = 100_000
+) -> dict:
     """`one_run` in a fresh process (at most 30 minutes)."""
-    out = work / f"{vertical}-{scale:g}-{partitions}-{workers}-{engine}"
-    args = [sys.executable, __file__, "--one", vertical, str(scale), str(partitions), str(workers), engine, str(out)]
+    out = work / f"{vertical}-{scale:g}-{partitions}-{workers}-{engine}-{chunk}"
+    run = [vertical, str(scale), str(partitions), str(workers), engine, str(chunk), str(out)]
+    args = [sys.executable, __file__, "--one", *run]
     done = subprocess.run(args, capture_output=True, text=True, timeout=1800, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -113,14 +124,16 @@ def measured(vertical: str, scale: float, partitions: int, workers: int, engine:
 def main() -> None:
     """Measure and print."""
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
-        vertical, scale, partitions, workers, engine, out = sys.argv[2:8]
-        print(json.dumps(one_run(vertical, float(scale), int(partitions), int(workers), engine, Path(out))))
+        vertical, scale, partitions, workers, engine, chunk, out = sys.argv[2:9]
+        result = one_run(vertical, float(scale), int(partitions), int(workers), engine, int(chunk), Path(out))
+        print(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vertical", default="food_delivery")
     parser.add_argument("--scale", type=float, default=3.0)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--ray", action="store_true", help="Also run on a local Ray instance with 2 workers.")
+    parser.add_argument("--memory-chunk", type=int, default=20_000, help="Chunk rows in the memory runs.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="biarena-synth-parts-") as folder:
         work = Path(folder)
@@ -136,9 +149,10 @@ def main() -> None:
                 f"peak RSS main {r['main_mib']:6.0f} MiB, largest worker {r['worker_mib']:6.0f} MiB"
             )
         print(f"  parts identical across runs: {len(digests) == 1}")
-        print("memory at a fixed partition size (1 worker):")
-        for scale, partitions in ((args.scale / 2, args.partitions // 2 or 1), (args.scale, args.partitions)):
-            r = measured(args.vertical, scale, partitions, 1, "local", work)
+        print(f"memory at a fixed partition size (1 worker, chunks of {args.memory_chunk:,} rows):")
+        for factor in (0.5, 1, 2):
+            scale, partitions = args.scale * factor, max(1, round(args.partitions * factor))
+            r = measured(args.vertical, scale, partitions, 1, "local", work, args.memory_chunk)
             print(f"  scale {scale:g}, {partitions} partitions: {r['rows']:,} rows, peak RSS {r['main_mib']:6.0f} MiB")
 
 

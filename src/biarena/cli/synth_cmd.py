@@ -8,9 +8,10 @@ from typer.core import TyperGroup
 
 from biarena.cli.console import err, new_table, print_table, row
 from biarena.cli.options import flag
-from biarena.errors import FormatError
+from biarena.errors import FormatError, UsageError
 from biarena.synth import generate, load_spec, verify, vertical_names, vertical_spec
 from biarena.synth.corgi_figures import CORGI_FIGURES
+from biarena.synth.partitions import default_workers
 from biarena.synth.writers import FORMATS
 
 
@@ -101,10 +102,26 @@ def make(
         help=f"One of {', '.join(FORMATS)}; default from the path (.duckdb, .parquet or a directory, else sqlite).",
     ),
     no_verify: bool = flag("--no-verify", "Skip the verification after generating."),
+    partitions: int = typer.Option(
+        None,
+        "--partitions",
+        help="Write Parquet as N day-range parts per table (DIR/TABLE/part-NNNN.parquet, read with a glob), drawn "
+        "in parallel; read in order they hold the rows of the single-file output.",
+    ),
+    workers: int = typer.Option(None, "--workers", help="Processes (or Ray tasks) drawing parts; default: the cores."),
+    engine: str = typer.Option("local", "--engine", help="local (a process pool) or ray (needs biarena[ray])."),
+    address: str = typer.Option(None, "--address", help="Ray cluster for --engine ray (default: start one)."),
 ) -> None:
     """Generate a vertical's database (then verify it; a broken spec fails loudly)."""
+    if partitions is None and (workers is not None or engine != "local" or address is not None):
+        raise UsageError("--workers, --engine and --address go with --partitions")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1 (got {workers})")
+    if address is not None and engine != "ray":
+        raise UsageError("--address goes with --engine ray")
     spec = load_spec(vertical) if vertical.endswith((".yaml", ".yml")) else vertical_spec(vertical)
-    counts = generate(spec, out_path, scale=scale, seed=seed, fmt=fmt)
+    parallel = {} if partitions is None else {"partitions": partitions, "workers": workers or default_workers()}
+    counts = generate(spec, out_path, scale=scale, seed=seed, fmt=fmt, engine=engine, address=address, **parallel)
     err.print(Text(f"{spec.name}: {sum(counts.values())} rows in {len(counts)} tables written to {out_path}"))
     if not no_verify:
         failed = [c for c in verify(out_path) if not c.ok]

@@ -2,9 +2,11 @@
 
 Each table is generated in chunks of about `chunk` rows (cut at day boundaries for tables with a timestamp, so
 rows stay in time order). Only the columns other tables refer to stay in memory; everything else is written and
-dropped. Category shares are exact: the table's counts are fixed up front and each chunk draws its share without
-replacement (and so is the share of rows an optional key leaves empty). Seasonal density is exact per month. Rules
-are evaluated on each chunk before it is written.
+dropped. Category shares are exact: the table's counts are fixed up front and split among its chunks without
+replacement before any chunk is drawn (and so is the share of rows an optional key leaves empty). Each chunk has its
+own random stream (seed, table, chunk), so it can be drawn on its own, in any order or process
+(`biarena.synth.partitions`). Seasonal density is exact per month. Rules are evaluated on each chunk before it is
+written.
 """
 
 import itertools
@@ -25,11 +27,14 @@ from biarena.synth.calendar import active_days, allocate, allocate_days, density
 from biarena.synth.expression import evaluate
 from biarena.synth.reader import open_output, output_format
 from biarena.synth.spec import Column, Rule, Spec
-from biarena.synth.writers import FORMATS, TableDef, open_writer
+from biarena.synth.writers import FORMATS, TableDef, open_writer, write_meta
 
 Columns = dict[str, np.ndarray]
 EPOCH = datetime(1970, 1, 1)
 DAY = 86_400
+SHARES_STREAM = 2**40
+"""The random stream (beside the chunks' streams, numbered from 0) that splits a table's exact shares among its
+chunks before any chunk is drawn, so that any chunk can be drawn on its own, in any order."""
 FAKER_POOL = 2_000
 """Faker columns longer than this draw from pools (Faker is slow): person names combine a pool of first names with
 a pool of last names (millions of combinations); other providers sample a pool of `FAKER_POOL * 4` values."""
@@ -169,12 +174,16 @@ class _Table:
     pickers: dict[str, "_Picker"] = field(default_factory=dict)
     indexes: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     day_counts: np.ndarray | None = None
+    shares: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    """Per exact share (category column, optional key's empty rows): its counts in each chunk."""
+    number: int = 0
+    """The chunk being drawn."""
+    prepared: bool = False
     moved: bool = False
     """Whether the current chunk has rows moved after their parents (and so must be put back in time order)."""
 
     def __post_init__(self) -> None:
         table = self.spec.tables[self.name]
-        rng = np.random.default_rng([self.seed, self.index])
         self.types = {c: column_type(self.spec, self.name, c) for c in table.columns}
         for name, column in table.columns.items():
             if column.kind == "category":
@@ -186,26 +195,44 @@ class _Table:
                 self.remaining[name] = allocate(self.n, shares if shares is not None else np.ones(len(labels)))
                 dtype = {"int": np.int64, "float": float}.get(self.types[name], object)
                 self.labels[name] = np.array(labels, dtype=dtype)
-            elif column.kind == "faker":
-                if self.n <= FAKER_POOL:
-                    self.pools[name] = _faker(column.provider or "name", self.n, rng, self.spec.locale)
-                elif (column.provider or "name") == "name":
-                    self.pools[name] = _faker("first_name", FAKER_POOL, rng, self.spec.locale)
-                    self.pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng, self.spec.locale)
-                else:
-                    self.pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng, self.spec.locale)
-            elif column.kind == "foreign" and column.weight:
+            if column.kind == "foreign" and column.empty is not None and not isinstance(column.empty, str):
+                share = float(column.empty)
+                self.remaining[f"{name}\0empty"] = allocate(self.n, np.array([share, 1 - share]))
+        if self.stamp:
+            self.day_counts = allocate_days(self.n, self.days.dates, self.days.weights)
+
+    def prepare(self) -> None:
+        """Build what drawing needs beyond the plan (Faker pools, parent weights and pickers), once: a process
+        that only plans the chunks never pays for it."""
+        if self.prepared:
+            return
+        self.prepared = True
+        if not self.pools:
+            self.pools = self.faker_pools()
+        for name, column in self.spec.tables[self.name].columns.items():
+            if column.kind == "foreign" and column.weight:
                 parent = (column.ref or ".").split(".")[0]
                 source = self.kept[parent][column.weight["column"]]
                 weights = np.array([column.weight["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
                 self.weights[name] = weights / weights.sum()
             if column.kind == "foreign" and (column.follows or column.where or column.match):
                 self.pickers[name] = _Picker.of(self, column, self.weights.get(name))
-            if column.kind == "foreign" and column.empty is not None and not isinstance(column.empty, str):
-                share = float(column.empty)
-                self.remaining[f"{name}\0empty"] = allocate(self.n, np.array([share, 1 - share]))
-        if self.stamp:
-            self.day_counts = allocate_days(self.n, self.days.dates, self.days.weights)
+
+    def faker_pools(self) -> dict[str, np.ndarray]:
+        """The values the table's Faker columns draw from (the same for a seed and table in any process)."""
+        rng = np.random.default_rng([self.seed, self.index])
+        pools = {}
+        for name, column in self.spec.tables[self.name].columns.items():
+            if column.kind != "faker":
+                continue
+            if self.n <= FAKER_POOL:
+                pools[name] = _faker(column.provider or "name", self.n, rng, self.spec.locale)
+            elif (column.provider or "name") == "name":
+                pools[name] = _faker("first_name", FAKER_POOL, rng, self.spec.locale)
+                pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng, self.spec.locale)
+            else:
+                pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng, self.spec.locale)
+        return pools
 
     @property
     def stamp(self) -> str | None:
@@ -246,10 +273,22 @@ class _Table:
                 return evaluate(column.empty, data, n).astype(bool)
             except FormatError as error:
                 raise FormatError(f"spec '{self.spec.name}' column {self.name}.{name}: empty: {error}") from None
-        remaining = self.remaining[f"{name}\0empty"]
-        counts = remaining.copy() if n == int(remaining.sum()) else rng.multivariate_hypergeometric(remaining, n)
-        self.remaining[f"{name}\0empty"] = remaining - counts
+        counts = self.shares[f"{name}\0empty"][self.number]
         return rng.permutation(np.repeat(np.array([True, False]), counts))
+
+    def plan(self, size: int) -> list[tuple[int, int, np.ndarray | None]]:
+        """The chunks of `size` rows (see `chunks`), with each exact share split among them up front."""
+        chunks = self.chunks(size)
+        rng = np.random.default_rng([self.seed, self.index, SHARES_STREAM])
+        for key, remaining in self.remaining.items():
+            split = []
+            for _, n, _ in chunks:
+                last = n == int(remaining.sum())
+                counts = remaining.copy() if last else rng.multivariate_hypergeometric(remaining, n)
+                remaining = remaining - counts
+                split.append(counts)
+            self.shares[key] = split
+        return chunks
 
     def chunks(self, size: int) -> list[tuple[int, int, np.ndarray | None]]:
         """(first row, row count, day counts) per chunk; timed tables are cut at day boundaries."""
@@ -470,9 +509,7 @@ def _column(
     if kind == "constant":
         return np.full(n, _coerce(column.value, state.types[name]), dtype=object if column.value is None else None)
     if kind == "category":
-        remaining = state.remaining[name]
-        counts = remaining.copy() if n == int(remaining.sum()) else rng.multivariate_hypergeometric(remaining, n)
-        state.remaining[name] = remaining - counts
+        counts = state.shares[name][state.number]
         return rng.permutation(np.repeat(state.labels[name], counts))
     if kind in ("normal", "uniform", "poisson"):
         return _numeric(column, n, rng, data)
@@ -671,50 +708,86 @@ def _cause_rows(spec: Spec, name: str, next_key: int, types: dict[str, str]) -> 
     return data
 
 
+def table_state(
+    spec: Spec, index: int, name: str, scale: float, seed: int, kept: dict[str, Columns], calendar: "_Calendar"
+) -> _Table:
+    """The generation state of the `index`-th table in `table_order` (its parents' kept columns in `kept`)."""
+    table = spec.tables[name]
+    n = max(1, round(table.rows * (scale if table.scaled else 1.0)))
+    return _Table(spec, name, index, n, seed, kept, calendar)
+
+
+def table_def(state: _Table) -> TableDef:
+    """The table as the writers see it."""
+    table = state.spec.tables[state.name]
+    references = {c: col.ref.replace(".", "(") + ")" for c, col in table.columns.items() if col.ref}
+    return TableDef(state.name, state.types, table.primary_key, references)
+
+
+def draw_chunk(state: _Table, number: int, start: int, size: int, day_counts: np.ndarray | None) -> tuple[Columns, int]:
+    """Chunk `number` of a table and its row count, every random column drawn (keys not yet numbered, rules not
+    yet applied); it depends only on the seed, the table and the chunk, not on the chunks drawn before it."""
+    spec, name = state.spec, state.name
+    table = spec.tables[name]
+    state.prepare()
+    rng = np.random.default_rng([state.seed, state.index, number])
+    state.number, state.moved = number, False
+    data: Columns = {}
+    for stage in (0, 1, 2):
+        for column_name, column in table.columns.items():
+            if column.kind in ("after", "sequence") or _deferred(column) != stage:
+                continue
+            try:
+                data[column_name] = _column(state, column_name, column, start, size, day_counts, rng, data)
+            except (KeyError, ValueError) as error:
+                raise FormatError(f"spec '{spec.name}' column {name}.{column_name}: {error}") from None
+    if state.moved and state.stamp:
+        # rows moved after their parent keep the table in time order
+        order = np.argsort(data[state.stamp], kind="stable")
+        data = {c: v[order] for c, v in data.items()}
+        state.moved = False
+    data = _plant(spec, name, data, state.stamp, rng)
+    rows = len(next(iter(data.values()))) if data else size
+    limit = seconds(spec.anchor)
+    for column_name, column in table.columns.items():
+        if column.kind == "after":
+            data[column_name] = _after(state, column_name, column, data, rng, limit)
+    return data, rows
+
+
+def finish_chunk(state: _Table, data: Columns, rows: int, first_key: int) -> Columns:
+    """A drawn chunk numbered from `first_key` (sequences) with the rules applied, in the table's column order."""
+    table = state.spec.tables[state.name]
+    for column_name, column in table.columns.items():
+        if column.kind == "sequence":
+            data[column_name] = np.arange(first_key, first_key + rows, dtype=np.int64)
+    _apply_rules(state.spec, state.name, data, state.types)
+    return {c: data[c] for c in table.columns}
+
+
+def cause_rows(state: _Table, next_key: int) -> Columns | None:
+    """The rows planted events name as their causes in this table (appended after its last chunk), or None."""
+    return _cause_rows(state.spec, state.name, next_key, state.types)
+
+
 def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> dict[str, int]:
     retained = _retained(spec)
     kept: dict[str, Columns] = {}
     calendar = _Calendar.of(spec)
     counts: dict[str, int] = {}
-    limit = seconds(spec.anchor)
     for index, name in enumerate(table_order(spec)):
-        table = spec.tables[name]
-        n = max(1, round(table.rows * (scale if table.scaled else 1.0)))
-        state = _Table(spec, name, index, n, seed, kept, calendar)
-        references = {c: col.ref.replace(".", "(") + ")" for c, col in table.columns.items() if col.ref}
-        writer.create(TableDef(name, state.types, table.primary_key, references))
+        state = table_state(spec, index, name, scale, seed, kept, calendar)
+        writer.create(table_def(state))
         parts: dict[str, list[np.ndarray]] = {c: [] for c in retained[name]}
         written = 0
-        for number, (start, size, day_counts) in enumerate(state.chunks(chunk)):
-            rng = np.random.default_rng([seed, index, number])
-            data: Columns = {}
-            for stage in (0, 1, 2):
-                for column_name, column in table.columns.items():
-                    if column.kind in ("after", "sequence") or _deferred(column) != stage:
-                        continue
-                    try:
-                        data[column_name] = _column(state, column_name, column, start, size, day_counts, rng, data)
-                    except (KeyError, ValueError) as error:
-                        raise FormatError(f"spec '{spec.name}' column {name}.{column_name}: {error}") from None
-            if state.moved and state.stamp:
-                # rows moved after their parent keep the table in time order
-                order = np.argsort(data[state.stamp], kind="stable")
-                data = {c: v[order] for c, v in data.items()}
-                state.moved = False
-            data = _plant(spec, name, data, state.stamp, rng)
-            rows = len(next(iter(data.values()))) if data else size
-            for column_name, column in table.columns.items():
-                if column.kind == "sequence":
-                    data[column_name] = np.arange(written + 1, written + rows + 1, dtype=np.int64)
-                elif column.kind == "after":
-                    data[column_name] = _after(state, column_name, column, data, rng, limit)
-            _apply_rules(spec, name, data, state.types)
-            data = {c: data[c] for c in table.columns}
+        for number, (start, size, day_counts) in enumerate(state.plan(chunk)):
+            data, rows = draw_chunk(state, number, start, size, day_counts)
+            data = finish_chunk(state, data, rows, written + 1)
             writer.append(name, data)
             written += rows
             for column_name in parts:
                 parts[column_name].append(data[column_name])
-        causes = _cause_rows(spec, name, written + 1, state.types)
+        causes = cause_rows(state, written + 1)
         if causes is not None:
             writer.append(name, causes)
             written += len(next(iter(causes.values())))
@@ -746,35 +819,83 @@ def _replaceable(path: Path) -> None:
         ) from None
 
 
+def check_partitions(spec: Spec, fmt: str, partitions: int) -> None:
+    """Refuse a partition count the vertical cannot be cut into (one line, a UsageError)."""
+    if fmt != "parquet":
+        raise UsageError(f"--partitions needs --format parquet (not {fmt})")
+    if partitions < 1:
+        raise UsageError(f"--partitions must be at least 1 (got {partitions})")
+    days = len(active_days(spec.start, spec.anchor))
+    if partitions > days:
+        raise UsageError(f"--partitions {partitions} is more than the {days} days '{spec.name}' spans")
+
+
 def generate(
-    spec: Spec, path: str | Path, *, scale: float = 1.0, seed: int = 0, fmt: str | None = None, chunk: int = 100_000
+    spec: Spec,
+    path: str | Path,
+    *,
+    scale: float = 1.0,
+    seed: int = 0,
+    fmt: str | None = None,
+    chunk: int = 100_000,
+    partitions: int | None = None,
+    workers: int = 1,
+    engine: str = "local",
+    address: str | None = None,
 ) -> dict[str, int]:
     """Write the vertical's database (SQLite, DuckDB or Parquet directory); return rows per table.
 
     The output appears at `path` only when complete (an earlier output there is replaced; anything else there is
-    left alone with a UsageError). Rules are applied; run `verify` to check them on the data.
+    left alone with a UsageError). Rules are applied; run `verify` to check them on the data. With `partitions`,
+    a Parquet directory of day-range parts per table, drawn by `workers` processes (or Ray tasks with `engine`
+    "ray"); see `biarena.synth.partitions`.
     """
     target = Path(path)
-    fmt = fmt or infer_format(target)
+    fmt = fmt or ("parquet" if partitions is not None else infer_format(target))
     if fmt not in FORMATS:
         raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     if scale <= 0:
         raise UsageError("--scale must be positive")
+    if partitions is not None:
+        check_partitions(spec, fmt, partitions)
     _replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     for stale in target.parent.glob(f".{target.name}.partial-*"):  # left by an interrupted run
         _remove(stale)
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    meta = {
+        "spec": yaml.safe_dump(_spec_record(spec), sort_keys=False, allow_unicode=True),
+        "seed": str(seed),
+        "scale": repr(scale),
+    }
+    if partitions is not None:
+        # the partitioned writer draws the generator's chunks, so it imports this module
+        from biarena.synth.partitions import write_partitions
+
+        partial.mkdir()
+        try:
+            counts = write_partitions(
+                spec,
+                partial,
+                scale=scale,
+                seed=seed,
+                chunk=chunk,
+                partitions=partitions,
+                workers=workers,
+                engine=engine,
+                address=address,
+            )
+            write_meta(partial, meta | {"partitions": str(partitions)})
+        except BaseException:
+            _remove(partial)
+            raise
+        _remove(target)
+        partial.replace(target)
+        return counts
     writer = open_writer(fmt, partial)
     try:
         counts = _write_tables(spec, writer, scale, seed, chunk)
-        writer.close(
-            {
-                "spec": yaml.safe_dump(_spec_record(spec), sort_keys=False, allow_unicode=True),
-                "seed": str(seed),
-                "scale": repr(scale),
-            }
-        )
+        writer.close(meta)
     except BaseException:
         writer.abort()
         _remove(partial)
@@ -810,4 +931,3 @@ def stored_spec(path: str | Path) -> tuple[Spec, dict[str, Any]]:
     with open_output(path) as output:
         meta = dict(output.query("SELECT key, value FROM _biarena_synth"))
     return Spec.model_validate(yaml.safe_load(meta["spec"])), {"seed": int(meta["seed"]), "scale": float(meta["scale"])}
-

@@ -25,6 +25,10 @@ def output_format(path: Path) -> str:
     raise FormatError(f"{path}: neither a SQLite nor a DuckDB database, nor a directory of Parquet files")
 
 
+def _quoted(file: Path) -> str:
+    return "'" + str(file).replace("'", "''") + "'"
+
+
 class Output:
     """A read-only SQL connection to a generated database; `?` parameters work on every engine."""
 
@@ -42,8 +46,12 @@ class Output:
             return
         self.conn = duckdb.connect()
         for file in sorted(path.glob("*.parquet")):
-            quoted = str(file).replace("'", "''")
-            self.conn.execute(f'CREATE VIEW "{file.stem}" AS SELECT * FROM read_parquet(\'{quoted}\')')
+            self.conn.execute(f'CREATE VIEW "{file.stem}" AS SELECT * FROM read_parquet({_quoted(file)})')
+        # a partitioned table is a folder of part files, read in partition order
+        for folder in sorted(p for p in path.iterdir() if p.is_dir()):
+            parts = ", ".join(_quoted(file) for file in sorted(folder.glob("*.parquet")))
+            if parts:
+                self.conn.execute(f'CREATE VIEW "{folder.name}" AS SELECT * FROM read_parquet([{parts}])')
 
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         """All rows of a query."""

@@ -249,7 +249,7 @@ def _match(rule: Rule, value: Any, kind: str, params: list) -> str:
         return f"{column} IS NULL"
     if isinstance(value, dict):
         digits = value.get("round")
-        tolerance = 1.0 if kind == "int" else 10.0 ** -digits if digits is not None else 1e-6
+        tolerance = 1.0 if kind == "int" else 10.0**-digits if digits is not None else 1e-6
         return f"coalesce(abs({column} - ({value['expr']})) <= {tolerance!r}, FALSE)"
     params.append(value)
     return f"coalesce({column} = ?, FALSE)"

@@ -181,17 +181,41 @@ class ParquetWriter:
 
     def close(self, meta: dict[str, str]) -> None:
         """Close every file and write the metadata table."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
         for writer in self.writers.values():
             writer.close()  # type: ignore[attr-defined]
-        pq.write_table(pa.table({"key": list(meta), "value": list(meta.values())}), self.path / f"{META_TABLE}.parquet")
+        write_meta(self.path, meta)
 
     def abort(self) -> None:
         """Close the files (the caller removes the directory)."""
         for writer in self.writers.values():
             writer.close()  # type: ignore[attr-defined]
+
+
+class ParquetPart:
+    """One file of a partitioned table: a row group per chunk, and `meta` (day range, partition) in its footer."""
+
+    def __init__(self, path: Path, table: TableDef, meta: dict[str, str]) -> None:
+        import pyarrow.parquet as pq
+
+        schema = _arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
+        self.writer = pq.ParquetWriter(path, schema.with_metadata(meta))
+        self.types = table.types
+
+    def append(self, data: dict[str, np.ndarray]) -> None:
+        """Write one chunk as a row group."""
+        self.writer.write_table(_arrow_table(self.types, data))
+
+    def close(self) -> None:
+        """Finish the file."""
+        self.writer.close()
+
+
+def write_meta(folder: Path, meta: dict[str, str]) -> None:
+    """The generation metadata of a Parquet output, as its `_biarena_synth.parquet`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"key": list(meta), "value": list(meta.values())}), folder / f"{META_TABLE}.parquet")
 
 
 Writer = SqliteWriter | DuckdbWriter | ParquetWriter

@@ -1,0 +1,362 @@
+"""write_partitions: a vertical as day-range Parquet partitions, drawn in parallel by worker processes or Ray tasks.
+
+Layout: `DIR/<table>/part-NNNN.parquet`, so DuckDB and Spark read a table with a glob
+(`read_parquet('DIR/orders/*.parquet')`), in partition order when the files are read in name order. A timed table's
+partition `p` of `N` holds the chunks (about `chunk` rows, whole days) whose first day falls in the `p`-th of `N`
+equal day ranges; a chunk is never split, so a partition may be empty (no file) when a table has fewer chunks than
+partitions, and the days a file holds are in its footer (`biarena.first_day`, `biarena.last_day`). A table without
+a timestamp (a dimension) is written once, split only by chunks (`min(N, chunks)` files).
+
+Every chunk is drawn from its own random stream (seed, table, chunk), so a partition's bytes do not depend on the
+workers or the engine, and the partitions read in order hold the serial output's rows. Tables are drawn level by
+level (a table's parents on earlier levels), the tables of a level at once, in three passes: build each table's
+Faker pools (once for all its parts), draw the parts' random columns (row counts become known), then number the
+keys from the rows before, apply the rules and write the files. Each pass holds one chunk at a time per worker; the
+columns children read (keys, weights, times) are kept for whole tables, as the serial generator does.
+"""
+
+import os
+import pickle
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from biarena.errors import UsageError
+from biarena.synth.generator import (
+    Columns,
+    _Calendar,
+    _retained,
+    _Table,
+    cause_rows,
+    draw_chunk,
+    finish_chunk,
+    table_def,
+    table_order,
+    table_state,
+)
+from biarena.synth.spec import Spec
+from biarena.synth.writers import ParquetPart
+
+ENGINES = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One file of one table: which chunks it holds, and the days they were drawn for."""
+
+    table: str
+    index: int
+    number: int
+    partitions: int
+    chunks: tuple[int, ...]
+    first_day: date | None
+    last_day: date | None
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What a worker needs to draw or write a part (the parents' kept columns are in a file beside the output)."""
+
+    spec: Spec
+    scale: float
+    seed: int
+    chunk: int
+    out: str
+    kept: str
+    retained: tuple[str, ...]
+    part: Part
+
+
+_STATE: dict[tuple[str, int], tuple[_Table, list]] = {}
+"""The tables of the level a worker is drawing: building one (Faker pools, parent indexes) is done once per table
+and worker, not once per part."""
+_KEPT: dict[str, dict[str, Columns]] = {}
+
+
+def _state(job: _Job) -> tuple[_Table, list]:
+    key = (job.kept, job.part.index)
+    if key not in _STATE:
+        if job.kept not in _KEPT:  # a new level: the tables of the one before are done
+            _STATE.clear()
+            _KEPT.clear()
+            with open(job.kept, "rb") as handle:
+                _KEPT[job.kept] = pickle.load(handle)
+        kept = _KEPT[job.kept]
+        state = table_state(job.spec, job.part.index, job.part.table, job.scale, job.seed, kept, _Calendar.of(job.spec))
+        if _pools(job).exists():
+            with _pools(job).open("rb") as handle:
+                state.pools = pickle.load(handle)
+        _STATE[key] = (state, state.plan(job.chunk))
+    return _STATE[key]
+
+
+def _pools(job: _Job) -> Path:
+    return Path(job.out) / ".work" / f"pools-{job.part.index}.pickle"
+
+
+def pool_table(job: _Job) -> None:
+    """Pass 0: build the table's Faker pools once (Faker is slow), for every worker drawing its parts to read."""
+    state, _ = _state(job)
+    if not state.pools:
+        state.pools = state.faker_pools()
+    with _pools(job).open("wb") as handle:
+        pickle.dump(state.pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _drawn(job: _Job) -> Path:
+    return Path(job.out) / ".work" / f"{job.part.index}-{job.part.number}.pickle"
+
+
+def draw_part(job: _Job) -> int:
+    """Pass 1: draw the part's chunks into a scratch file; return its row count."""
+    state, plan = _state(job)
+    rows = 0
+    with _drawn(job).open("wb") as handle:
+        for number in job.part.chunks:
+            start, size, day_counts = plan[number]
+            data, count = draw_chunk(state, number, start, size, day_counts)
+            pickle.dump((data, count), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            rows += count
+    return rows
+
+
+def write_part(job: _Job, first_key: int, causes: bool) -> tuple[Columns, int]:
+    """Pass 2: number the part's keys from `first_key`, apply the rules, write its file (with the planted causes when
+    `causes`); return the columns children read and the rows written."""
+    state, _ = _state(job)
+    part = job.part
+    meta = {
+        "biarena.table": part.table,
+        "biarena.partition": str(part.number),
+        "biarena.partitions": str(part.partitions),
+    }
+    if part.first_day and part.last_day:
+        meta |= {"biarena.first_day": part.first_day.isoformat(), "biarena.last_day": part.last_day.isoformat()}
+    folder = Path(job.out) / part.table
+    folder.mkdir(exist_ok=True)
+    writer = ParquetPart(folder / f"part-{part.number:04d}.parquet", table_def(state), meta)
+    kept: dict[str, list[np.ndarray]] = {c: [] for c in job.retained}
+    key = first_key
+    try:
+        with _drawn(job).open("rb") as handle:
+            for _ in part.chunks:
+                data, count = pickle.load(handle)
+                data = finish_chunk(state, data, count, key)
+                writer.append(data)
+                key += count
+                for column in kept:
+                    kept[column].append(data[column])
+        extra = cause_rows(state, key) if causes else None
+        if extra is not None:
+            writer.append(extra)
+            key += len(next(iter(extra.values())))
+            for column in kept:
+                kept[column].append(extra[column])
+    finally:
+        writer.close()
+    _drawn(job).unlink()
+    return {c: np.concatenate(v) for c, v in kept.items()}, key - first_key
+
+
+def parts_of(state: _Table, plan: list, partitions: int) -> list[Part]:
+    """The table's parts: by day range for a timed table, by chunks for a dimension table (empty parts left out)."""
+    if state.stamp is None:
+        count = min(partitions, len(plan))
+        return [
+            Part(
+                state.name,
+                state.index,
+                g,
+                count,
+                tuple(range(g * len(plan) // count, (g + 1) * len(plan) // count)),
+                None,
+                None,
+            )
+            for g in range(count)
+        ]
+    dates = state.days.dates
+    spans = []
+    for _, _, day_counts in plan:
+        drawn = np.flatnonzero(day_counts)
+        spans.append((int(drawn[0]), int(drawn[-1])) if len(drawn) else (0, 0))
+    out = []
+    for p in range(partitions):
+        low, high = p * len(dates) // partitions, (p + 1) * len(dates) // partitions
+        chunks = tuple(i for i, (first, _) in enumerate(spans) if low <= first < high)
+        if chunks:
+            first, last = spans[chunks[0]][0], max(spans[i][1] for i in chunks)
+            out.append(Part(state.name, state.index, p, partitions, chunks, dates[first], dates[last]))
+    return out
+
+
+def _ancestors(spec: Spec, name: str) -> set[str]:
+    """The tables a table's keys reach, directly or through their parents."""
+    out: set[str] = set()
+    todo = [name]
+    while todo:
+        table = spec.tables[todo.pop()]
+        for column in table.columns.values():
+            if column.kind == "foreign" and column.ref:
+                parent = column.ref.split(".")[0]
+                if parent not in out:
+                    out.add(parent)
+                    todo.append(parent)
+    return out
+
+
+def _has_faker(spec: Spec, name: str) -> bool:
+    return any(c.kind == "faker" for c in spec.tables[name].columns.values())
+
+
+def levels(spec: Spec) -> list[list[tuple[int, str]]]:
+    """The tables (index in `table_order`, name) by generation level: a table's parents are all on earlier levels,
+    so the tables of a level can be drawn at once."""
+    order = table_order(spec)
+    level: dict[str, int] = {}
+    for name in order:
+        parents = {c.ref.split(".")[0] for c in spec.tables[name].columns.values() if c.kind == "foreign" and c.ref}
+        level[name] = 1 + max((level[p] for p in parents - {name}), default=-1)
+    out: list[list[tuple[int, str]]] = [[] for _ in range(max(level.values()) + 1)]
+    for index, name in enumerate(order):
+        out[level[name]].append((index, name))
+    return out
+
+
+class _LocalEngine:
+    """Parts run in this process (one worker) or in a pool of worker processes."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool = None
+        if workers > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                # workers fork from one server that imported the generator once, not a fresh interpreter each
+                context = multiprocessing.get_context("forkserver")
+                context.set_forkserver_preload([__name__])
+            else:
+                context = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(workers, mp_context=context)
+
+    def map(self, function: Callable, calls: Sequence[tuple]) -> list:
+        """`function(*call)` for every call, results in call order."""
+        if self.pool is None:
+            return [function(*call) for call in calls]
+        futures = [self.pool.submit(function, *call) for call in calls]
+        return [future.result() for future in futures]
+
+    def close(self) -> None:
+        """Stop the workers."""
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+class _RayEngine:
+    """Parts run as Ray tasks, on a local Ray instance or the cluster at `address`."""
+
+    def __init__(self, workers: int, address: str | None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise UsageError("--engine ray needs ray: pip install 'biarena[ray]'") from None
+        self.ray = ray
+        self.started = not ray.is_initialized()
+        if self.started:
+            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
+            if address:
+                ray.init(address=address, **options)
+            else:
+                ray.init(num_cpus=workers, **options)
+        self.remote: dict[Callable, Any] = {}
+
+    def map(self, function: Callable, calls: Sequence[tuple]) -> list:
+        """`function(*call)` as Ray tasks, results in call order."""
+        remote = self.remote.setdefault(function, self.ray.remote(function))
+        return self.ray.get([remote.remote(*call) for call in calls])
+
+    def close(self) -> None:
+        """Leave Ray as it was found."""
+        if self.started:
+            self.ray.shutdown()
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def write_partitions(
+    spec: Spec,
+    out: Path,
+    *,
+    scale: float,
+    seed: int,
+    chunk: int,
+    partitions: int,
+    workers: int,
+    engine: str = "local",
+    address: str | None = None,
+) -> dict[str, int]:
+    """Write every table of the vertical as Parquet parts under `out` (which exists); return rows per table."""
+    if partitions < 1 or workers < 1:
+        raise UsageError("--partitions and --workers must be at least 1")
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UsageError("--format parquet needs pyarrow: pip install 'biarena[parquet]'") from None
+    runner = _RayEngine(workers, address) if engine == "ray" else _LocalEngine(workers)
+    work = out / ".work"
+    work.mkdir()
+    retained = _retained(spec)
+    kept: dict[str, Columns] = {}
+    counts: dict[str, int] = {}
+    calendar = _Calendar.of(spec)
+    try:
+        for number, level in enumerate(levels(spec)):
+            needed = sorted(set().union(*(_ancestors(spec, name) for _, name in level)))
+            parents = {t: kept[t] for t in needed}
+            kept_file = work / f"kept-{number}.pickle"
+            with kept_file.open("wb") as handle:
+                pickle.dump(parents, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            # with one worker this process draws the parts, with the states built here to plan them
+            _STATE.clear()
+            _KEPT.clear()
+            _KEPT[str(kept_file)] = parents
+            jobs: dict[str, list[_Job]] = {}
+            for index, name in level:
+                state = table_state(spec, index, name, scale, seed, parents, calendar)
+                plan = state.plan(chunk)
+                _STATE[str(kept_file), index] = (state, plan)
+                jobs[name] = [
+                    _Job(spec, scale, seed, chunk, str(out), str(kept_file), tuple(sorted(retained[name])), part)
+                    for part in parts_of(state, plan, partitions)
+                ]
+            faker = [table[0] for table in jobs.values() if _has_faker(spec, table[0].part.table)]
+            runner.map(pool_table, [(job,) for job in faker])
+            rows = iter(runner.map(draw_part, [(job,) for table in jobs.values() for job in table]))
+            calls = []
+            for table in jobs.values():
+                first = 1
+                for i, job in enumerate(table):
+                    calls.append((job, first, i == len(table) - 1))
+                    first += next(rows)
+            written = iter(runner.map(write_part, calls))
+            for name, table in jobs.items():
+                done = [next(written) for _ in table]
+                kept[name] = {c: np.concatenate([w[0][c] for w in done]) for c in retained[name]}
+                counts[name] = sum(w[1] for w in done)
+            kept_file.unlink()
+    finally:
+        runner.close()
+        _STATE.clear()
+        _KEPT.clear()
+        shutil.rmtree(work, ignore_errors=True)
+    return counts

@@ -1,0 +1,152 @@
+"""The simulator's partitioned Parquet output: day-range parts drawn in parallel, the same bytes whoever draws them,
+the same rows as the serial output."""
+
+import hashlib
+import itertools
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from biarena.errors import UsageError
+from biarena.synth import generate, verify, vertical_spec
+from biarena.synth.generator import _Calendar, draw_chunk, table_order, table_state
+from tests.cli_in_process import cli
+from tests.test_cli import assert_user_error
+
+duckdb = pytest.importorskip("duckdb")
+pq = pytest.importorskip("pyarrow.parquet")
+
+VERTICAL, SCALE, SEED, CHUNK, PARTS = "car_rental", 0.05, 3, 600, 3
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {
+        str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in sorted(folder.rglob("*"))
+        if f.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    work = tmp_path_factory.mktemp("partitions")
+    spec = vertical_spec(VERTICAL)
+    paths = {"sqlite": work / "serial.db", "parquet": work / "serial_parquet", "w1": work / "w1", "w2": work / "w2"}
+    counts = generate(spec, paths["sqlite"], scale=SCALE, seed=SEED, chunk=CHUNK)
+    assert generate(spec, paths["parquet"], scale=SCALE, seed=SEED, chunk=CHUNK, fmt="parquet") == counts
+    for workers in (1, 2):
+        options = {"partitions": PARTS, "workers": workers}
+        assert generate(spec, paths[f"w{workers}"], scale=SCALE, seed=SEED, chunk=CHUNK, **options) == counts
+    return paths
+
+
+def test_one_and_two_workers_write_the_same_bytes(outputs: dict[str, Path]) -> None:
+    one, two = digests(outputs["w1"]), digests(outputs["w2"])
+    assert one == two
+    assert not any(name.startswith(".") for name in one)  # no scratch files left behind
+    timed = [t for t, table in vertical_spec(VERTICAL).tables.items() if table.stamp]
+    for table in timed:
+        assert any(name.startswith(f"{table}/part-") for name in one), table
+    assert "_biarena_synth.parquet" in one
+
+
+def test_parts_read_in_order_hold_the_serial_rows(outputs: dict[str, Path]) -> None:
+    conn = duckdb.connect()
+    spec = vertical_spec(VERTICAL)
+    several = 0
+    for table in spec.tables:
+        parts = sorted((outputs["w2"] / table).glob("*.parquet"))
+        several += len(parts) > 1
+        listed = ", ".join(f"'{p}'" for p in parts)
+        partitioned = conn.execute(f"SELECT * FROM read_parquet([{listed}])").fetchall()
+        serial = conn.execute(f"SELECT * FROM read_parquet('{outputs['parquet'] / table}.parquet')").fetchall()
+        assert partitioned == serial, table
+    assert several >= 5  # the check compares real splits, not single files
+
+
+def test_duckdb_reads_each_table_with_a_glob_and_counts_as_sqlite(outputs: dict[str, Path]) -> None:
+    serial = sqlite3.connect(outputs["sqlite"])
+    conn = duckdb.connect()
+    for table in vertical_spec(VERTICAL).tables:
+        glob = outputs["w1"] / table / "*.parquet"
+        (count,) = conn.execute(f"SELECT count(*) FROM read_parquet('{glob}')").fetchone()
+        assert count == serial.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0], table
+
+
+def test_partitioned_output_verifies(outputs: dict[str, Path]) -> None:
+    assert [c for c in verify(outputs["w2"]) if not c.ok] == []
+
+
+def test_each_part_names_its_days_and_they_follow_each_other(outputs: dict[str, Path]) -> None:
+    spec = vertical_spec(VERTICAL)
+    stamped = next(t for t in table_order(spec) if spec.tables[t].stamp and spec.tables[t].scaled)
+    days = []
+    for part in sorted((outputs["w1"] / stamped).glob("*.parquet")):
+        meta = {k.decode(): v.decode() for k, v in pq.read_schema(part).metadata.items() if k.startswith(b"biarena")}
+        assert meta["biarena.table"] == stamped and meta["biarena.partitions"] == str(PARTS)
+        assert part.name == f"part-{int(meta['biarena.partition']):04d}.parquet"
+        days.append((meta["biarena.first_day"], meta["biarena.last_day"]))
+    assert len(days) > 1
+    assert all(first <= last for first, last in days)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(days))
+
+
+def test_a_chunk_is_the_same_whichever_chunks_were_drawn_before(tmp_path: Path) -> None:
+    spec = vertical_spec("app_store")
+    name = "app_user"  # no parents (its state needs no kept columns); categories with exact shares, Faker text
+    index, calendar = table_order(spec).index(name), _Calendar.of(spec)
+    forward, backward = (table_state(spec, index, name, 0.1, 1, {}, calendar) for _ in range(2))
+    plan = forward.plan(300)
+    backward.plan(300)
+    assert len(plan) > 2
+    drawn = {number: draw_chunk(forward, number, *plan[number])[0] for number in range(len(plan))}
+    for number in reversed(range(len(plan))):
+        again, _ = draw_chunk(backward, number, *plan[number])
+        assert again.keys() == drawn[number].keys()
+        for column, values in again.items():
+            assert np.array_equal(values, drawn[number][column]), (number, column)
+
+
+def test_ray_writes_the_same_bytes(outputs: dict[str, Path], tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    spec = vertical_spec(VERTICAL)
+    out = tmp_path / "ray"
+    generate(spec, out, scale=SCALE, seed=SEED, chunk=CHUNK, partitions=PARTS, workers=2, engine="ray")
+    assert digests(out) == digests(outputs["w1"])
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--partitions", "0"], "--partitions must be at least 1"),
+        (["--partitions", "-2"], "--partitions must be at least 1"),
+        (["--partitions", "5000"], "more than the"),
+        (["--partitions", "2", "--format", "sqlite"], "--partitions needs --format parquet"),
+        (["--partitions", "2", "--format", "duckdb"], "--partitions needs --format parquet"),
+        (["--workers", "2"], "go with --partitions"),
+        (["--partitions", "2", "--workers", "0"], "--workers must be at least 1"),
+        (["--partitions", "2", "--engine", "spark"], "unknown engine 'spark'"),
+        (["--partitions", "2", "--address", "10.0.0.1:6379"], "--address goes with --engine ray"),
+    ],
+)
+def test_bad_partition_options_are_one_line(args: list[str], fragment: str, tmp_path: Path) -> None:
+    assert_user_error(cli("synth", VERTICAL, "--scale", "0.01", "-o", tmp_path / "out", *args), fragment)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_command_line_writes_parts_that_verify(tmp_path: Path) -> None:
+    result = cli("synth", VERTICAL, "--scale", "0.05", "-o", tmp_path / "out", "--partitions", "2", "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    assert "verified: every rule holds" in result.stderr
+    assert sorted(p.name for p in (tmp_path / "out" / "trip").glob("*.parquet")) == ["part-0000.parquet"]
+
+
+def test_ray_missing_is_one_line_and_leaves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed: importing it raises ImportError
+    out = tmp_path / "out"
+    with pytest.raises(UsageError, match=r"--engine ray needs ray: pip install 'biarena\[ray\]'"):
+        generate(vertical_spec(VERTICAL), out, scale=0.01, partitions=2, workers=2, engine="ray")
+    assert list(tmp_path.iterdir()) == []

@@ -65,3 +65,35 @@ def canonical(folder: Path) -> dict[str, bytes]:
         "done": "\n".join(sorted(p.name for p in (folder / "done").iterdir())).encode(),
         "runs": "\n".join(sorted(p.name for p in (folder / "runs").glob("*.sqlite"))).encode(),
     }
+
+
+def most_at_once(tmp_path: Path, *, seeds: str, **run: object) -> tuple[object, int, int]:
+    """Run a text2sql campaign over shop and mart against a loopback model stub that allows one connection
+    (`connections: 1`) and counts how many requests it holds at once; returns the campaign's summary, the
+    requests the stub saw and the most it held at one time."""
+    import threading
+
+    from biarena.campaign import run_campaign
+    from tests.openai_stub import openai_stub
+
+    busy = {"now": 0, "most": 0}
+    lock = threading.Lock()
+
+    def reply(body: dict) -> str:
+        with lock:
+            busy["now"] += 1
+            busy["most"] = max(busy["most"], busy["now"])
+        time.sleep(0.05)
+        with lock:
+            busy["now"] -= 1
+        return "SELECT count(*) FROM sales"
+
+    with openai_stub(reply) as (url, state):
+        plan = tmp_path / "model_plan.yaml"
+        plan.write_text(
+            "matrix:\n  benchmarks: [shop, mart]\n  systems: [text2sql]\n"
+            f"  models: [{{model: 'openai:stub@{url}', options: {{connections: 1, cache: false, retries: 0}}}}]\n"
+            f"{seeds}  scorers: [execution]\n"
+        )
+        summary = run_campaign(plan, tmp_path / "out", **run)  # type: ignore[arg-type]
+    return summary, len(state.requests), busy["most"]

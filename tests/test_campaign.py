@@ -7,16 +7,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from biarena.campaign import Shard, parse_shard, run_campaign
-from tests.campaign_helpers import DIE_MARK, canonical, make_campaign_plan
+from tests.campaign_helpers import DIE_MARK, canonical, make_campaign_plan, most_at_once
 from tests.cli_in_process import cli
-from tests.openai_stub import openai_stub
 from tests.run_helpers import BIARENA, one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,28 +128,9 @@ def test_a_worker_killed_under_its_task_has_the_task_started_again(
 
 def test_a_servers_connection_limit_holds_across_workers(tmp_path: Path) -> None:
     make_campaign_plan(tmp_path, questions=3)
-    busy = {"now": 0, "most": 0}
-    lock = threading.Lock()
-
-    def reply(body: dict) -> str:
-        with lock:
-            busy["now"] += 1
-            busy["most"] = max(busy["most"], busy["now"])
-        time.sleep(0.05)
-        with lock:
-            busy["now"] -= 1
-        return "SELECT count(*) FROM sales"
-
-    with openai_stub(reply) as (url, state):
-        plan = tmp_path / "model_plan.yaml"
-        plan.write_text(
-            "matrix:\n  benchmarks: [shop, mart]\n  systems: [text2sql]\n"
-            f"  models: [{{model: 'openai:stub@{url}', options: {{connections: 1, cache: false, retries: 0}}}}]\n"
-            "  seeds: [1, 2]\n  scorers: [execution]\n"
-        )
-        summary = run_campaign(plan, tmp_path / "out", workers=3)
-    assert summary.now == 4 and len(state.requests) >= 12
-    assert busy["most"] == 1
+    summary, requests, most = most_at_once(tmp_path, seeds="  seeds: [1, 2]\n", workers=3)
+    assert summary.now == 4 and requests >= 12
+    assert most == 1
 
 
 def test_a_judge_scores_with_the_plans_judge_model(tmp_path: Path) -> None:

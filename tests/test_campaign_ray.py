@@ -2,16 +2,13 @@
 the same campaign as the local engine's, and a server's connection limit held by the cluster's actor."""
 
 import os
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from biarena.campaign import run_campaign
-from tests.campaign_helpers import DIE_MARK, canonical, make_campaign_plan
-from tests.openai_stub import openai_stub
+from tests.campaign_helpers import DIE_MARK, canonical, make_campaign_plan, most_at_once
 
 ray = pytest.importorskip("ray")
 
@@ -57,28 +54,9 @@ def test_a_campaign_on_ray_equals_the_serial_one(tmp_path: Path, ray_instance: P
 
 def test_a_servers_connection_limit_holds_across_ray_workers(tmp_path: Path, ray_instance: Path) -> None:
     make_campaign_plan(tmp_path, questions=2)
-    busy = {"now": 0, "most": 0}
-    lock = threading.Lock()
-
-    def reply(body: dict) -> str:
-        with lock:
-            busy["now"] += 1
-            busy["most"] = max(busy["most"], busy["now"])
-        time.sleep(0.05)
-        with lock:
-            busy["now"] -= 1
-        return "SELECT count(*) FROM sales"
-
-    with openai_stub(reply) as (url, state):
-        plan = tmp_path / "model_plan.yaml"
-        plan.write_text(
-            "matrix:\n  benchmarks: [shop, mart]\n  systems: [text2sql]\n"
-            f"  models: [{{model: 'openai:stub@{url}', options: {{connections: 1, cache: false, retries: 0}}}}]\n"
-            "  scorers: [execution]\n"
-        )
-        summary = run_campaign(plan, tmp_path / "out", engine="ray", workers=2)
-    assert summary.now == 2 and len(state.requests) >= 4
-    assert busy["most"] == 1
+    summary, requests, most = most_at_once(tmp_path, seeds="", engine="ray", workers=2)
+    assert summary.now == 2 and requests >= 4
+    assert most == 1
 
 
 def test_a_ray_worker_killed_under_its_task_has_the_task_run_again(tmp_path: Path, ray_instance: Path) -> None:

@@ -26,6 +26,7 @@ def test_every_chart_renders_offline_in_chromium(judged: dict[str, Path], tmp_pa
         labels=None,
         arena=arena,
         judge_check=[judged["check"]],
+        judge_votes=[],
     )
     requested: list[str] = []
     with sync_api.sync_playwright() as playwright:

@@ -179,7 +179,15 @@ def test_an_interrupted_run_stops_its_command_at_once_and_resumes(tmp_path: Path
     )
     run = tmp_path / "i.run"
     args = [str(BIARENA), "run", str(shop), "--system", "command", "--command", f"{sys.executable} {script}"]
-    process = subprocess.Popen([*args, "-o", str(run)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a suite started in the background of a shell without job control inherits SIGINT ignored, and so would the
+    # run (Python keeps an ignored SIGINT ignored): the run is started with SIGINT's default, as from a terminal
+    process = subprocess.Popen(
+        [*args, "-o", str(run)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -353,7 +353,7 @@ def test_faithfulness_beats_every_trivial_rule_where_the_data_decides(suite: Pat
 
 def test_reference_free_judges_see_the_results_under_the_prose(suite: Path) -> None:
     from biarena.judges.corgi import header
-    from biarena.judges.rubric import corgi_rubric, load_builtin_rubric
+    from biarena.judges.rubric import corgi_rubric
 
     pair = next(p for p in _pairs(suite, 14, seed=3) if p.degradation == "results_swapped")
     rubric = corgi_rubric(load_builtin_rubric("corgi.yaml").data)

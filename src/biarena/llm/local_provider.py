@@ -73,10 +73,52 @@ def machine_turn(path: Path) -> Iterator[None]:
         yield  # a read-only model directory: no lock, generate anyway
         return
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        _take_turn(handle, lock_path)
         yield
     finally:
         handle.close()
+
+
+WAIT_NOTICE_SECONDS = 3.0
+"""How long a generation waits for another process's turn before the user is told why nothing moves."""
+
+
+def _take_turn(handle: Any, lock_path: Path) -> None:
+    """Lock `handle`; a wait longer than `WAIT_NOTICE_SECONDS` is told, naming the process that holds the turn."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        timer = threading.Timer(WAIT_NOTICE_SECONDS, _tell_waiting, (lock_path,))
+        timer.daemon = True
+        timer.start()
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        finally:
+            timer.cancel()
+    try:  # name this process as the holder, for anyone who has to wait
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()).encode())
+        handle.flush()
+    except OSError:
+        pass
+
+
+def _tell_waiting(lock_path: Path) -> None:
+    from biarena.llm.notices import Notice, notify
+
+    try:
+        holder = lock_path.read_text().strip()
+    except OSError:
+        holder = ""
+    who = f"process {holder}" if holder.isdigit() else "another process"
+    notify(
+        Notice(
+            "note",
+            f"waiting for {who} to finish generating with the local model (one generation at a time per "
+            f"machine; lock {lock_path})",
+        )
+    )
 
 
 class LocalProvider:

@@ -147,21 +147,31 @@ def _empty(conn: Output, name: str, column_name: str, column: Column) -> Check:
 
 
 def _match_share(conn: Output, spec: Spec, name: str, column_name: str, join: str) -> Check:
+    """The planned share of rows whose parent matches the value reached through `via`, among the rows that can
+    match: a value no eligible parent holds (a city with no driver, in a small database) cannot be matched."""
     column = spec.tables[name].columns[column_name]
     match = column.match or {}
     via = spec.tables[name].columns[str(match["via"])]
     other, key = str(via.ref).split(".")
+    parent = str(column.ref).split(".")[0]
     of, share = match.get("of", match["column"]), float(match.get("share", 1.0))
     label = f"{name}: {column_name}.{match['column']} = {match['via']}.{of}"
+    eligible = f" WHERE {column.where}" if column.where else ""
+    can_match = f'o."{of}" IN (SELECT "{match["column"]}" FROM "{parent}"{eligible})'
     sql = (
-        f'SELECT count(*), sum(CASE WHEN p."{match["column"]}" = o."{of}" THEN 1 ELSE 0 END) FROM {join} '
+        f'SELECT count(*), sum(CASE WHEN p."{match["column"]}" = o."{of}" THEN 1 ELSE 0 END), '
+        f"sum(CASE WHEN {can_match} THEN 0 ELSE 1 END) FROM {join} "
         f'JOIN "{other}" o ON c."{match["via"]}" = o."{key}"'
     )
-    n, same = (v or 0 for v in conn.query(sql)[0])
+    total, same, unmatchable = (v or 0 for v in conn.query(sql)[0])
+    n = total - unmatchable
     actual = same / n if n else 1.0
     # unmatched rows may agree by chance, so the share is a floor, with sampling noise below it
     floor = share if share >= 1 else share - 3 * (share * (1 - share) / max(n, 1)) ** 0.5 - 0.01
-    return Check("key match", label, actual >= floor, f"{actual * 100:.1f}% of {n} rows agree (planned {share:.0%})")
+    detail = f"{actual * 100:.1f}% of {n} rows agree (planned {share:.0%})"
+    if unmatchable:
+        detail += f"; {unmatchable} more rows name a {of} that no eligible {parent} row has"
+    return Check("key match", label, actual >= floor, detail)
 
 
 def _ranges(conn: Output, name: str, column_name: str, column: Column) -> list[Check]:
@@ -285,11 +295,12 @@ def _planted(conn: Output, spec: Spec) -> list[Check]:
         for table, sliced, factor in [(event.table, True, event.factor), *((t, False, lift) for t in event.propagate)]:
             ratio, during, baseline = _change(conn, spec, event, table, sliced, weights)
             # the change must stand out (at least half of it, less what a small sample can blur) and match the
-            # planted factor within sampling noise
-            blur = 1 / max(1.0, baseline) ** 0.5
+            # planted factor within sampling noise: the ratio of two counts, each about Poisson, varies by
+            # factor * sqrt(1/during + 1/before) (with a few rows a week, an event cannot be told from chance)
+            blur = max(1.0, factor) * (1 / max(1.0, baseline * factor) + 1 / max(1.0, baseline)) ** 0.5
             half = (factor - 1) / 2
             stands_out = ratio >= 1 + half - blur if factor >= 1 else ratio <= 1 + half + blur
-            near = abs(ratio - factor) <= factor * 0.25 + 2 * blur * max(1.0, factor)
+            near = abs(ratio - factor) <= factor * 0.25 + 2 * blur
             visible = baseline > 0 and stands_out and near and causes >= 1
             out.append(
                 Check(

@@ -22,6 +22,8 @@ def fill(schema: dict[str, Any], score: int = 4, pick: bool = True) -> Any:
     if "anyOf" in schema:
         return fill(schema["anyOf"][0], score, pick)
     if "enum" in schema:
+        if schema.get("type") == "integer":  # a score's scale: the value nearest `score`
+            return min(schema["enum"], key=lambda value: abs(value - score))
         return schema["enum"][0]
     kind = schema.get("type")
     if kind == "object":

@@ -59,7 +59,7 @@ def test_judgements_are_stored_with_scores_stamped_and_a_rescore_makes_no_call(b
     rows = [s for s in stored_scores(run) if s["name"] == "corgi"]
     assert len(rows) == 6
     score = rows[0]
-    assert score["scorer"] == "corgi" and score["scorer_version"] == "2"
+    assert score["scorer"] == "corgi" and score["scorer_version"] == "3"
     assert score["sub_scores"]["rubric_hash"] and score["sub_scores"]["judge_model"] == "mock:scripted"
     assert score["sub_scores"]["failed"] is None and score["usage"]["calls"] == 7
     traces = stored(run, "SELECT scorer, trace FROM results WHERE question_id = 'q003'")
@@ -236,7 +236,7 @@ def test_score_judge_then_show_by_question_type_trace_and_export(bench, tmp_path
 
     trace = cli("show", run, "--trace", "q003")
     assert trace.returncode == 0, trace.stderr
-    assert "q003 · corgi v2 · rubric " in trace.stdout and "model mock:scripted" in trace.stdout
+    assert "q003 · corgi v3 · rubric " in trace.stdout and "model mock:scripted" in trace.stdout
     assert "call 1: discriminator" in trace.stdout and "[user]" in trace.stdout and "[reply]" in trace.stdout
     assert "risk_management (compliance): 4.0" in trace.stdout
     assert "interaction v1" in trace.stdout and "(no model call)" in trace.stdout

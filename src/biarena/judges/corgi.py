@@ -13,6 +13,7 @@ from biarena.db import SqlProblem
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import steps_text
 from biarena.judges.rubric import CorgiRubric, corgi_rubric
+from biarena.judges.score_schema import score_schema
 from biarena.records import Answer, Question
 from biarena.scoring.score_info import ScoreInfo
 
@@ -136,7 +137,7 @@ def scores_schema(rubric: CorgiRubric, required: list[str], optional: list[str] 
     low, high = rubric.scale
     properties: dict[str, Any] = {}
     for key in [*required, *optional]:
-        score: dict[str, Any] = {"type": "integer", "minimum": low, "maximum": high}
+        score: dict[str, Any] = score_schema(low, high)
         if key in optional:
             score = {"anyOf": [score, {"type": "null"}]}
         properties[key] = {
@@ -252,7 +253,7 @@ class CorgiJudge(JudgeScorer):
     """CORGI's atomized multi-agent judge: one discriminator call and one call per scoring agent at most."""
 
     name = "corgi"
-    version = "2"
+    version = "3"
     infos = corgi_infos("corgi", "CORGI", "a discriminator, then one scoring agent per dimension")
     needs_model = True
     default_rubric = DEFAULT_RUBRIC

@@ -27,7 +27,7 @@ class CorgiSingleJudge(CorgiJudge):
     """
 
     name = "corgi-single"
-    version = "2"
+    version = "3"
     infos = corgi_infos("corgi-single", "CORGI single", "one call scores every sub-metric")
 
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:

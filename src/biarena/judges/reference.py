@@ -13,6 +13,7 @@ from pydantic import Field
 from biarena.errors import FormatError
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext, TraceEntry
 from biarena.judges.judge_prompts import failed, prompt_texts, render, rubric_data, user
+from biarena.judges.score_schema import score_schema
 from biarena.options import Options
 from biarena.records import Answer, Question
 from biarena.scoring.score_info import ScoreInfo
@@ -30,7 +31,7 @@ INTERPRETIVE_SCHEMA = {
     "type": "object",
     "properties": {
         "rationale": {"type": "string", "maxLength": RATIONALE_CHARS},
-        "score": {"type": "integer", "minimum": 1, "maximum": 5},
+        "score": score_schema(1, 5),
     },
     "required": ["rationale", "score"],
 }
@@ -78,7 +79,7 @@ class ReferenceJudge(JudgeScorer):
     """Match / Not Match for conclusive questions, 1-5 for interpretive ones, against the reference answer."""
 
     name = "reference"
-    version = "1"
+    version = "2"
     infos = (
         ScoreInfo(
             "reference.match",

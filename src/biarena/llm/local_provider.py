@@ -14,6 +14,7 @@ try:
     import fcntl
 except ImportError:  # Windows: no advisory locks; generations are not serialized across processes
     fcntl = None  # type: ignore[assignment]
+from biarena.llm.notices import Notice, notify
 from biarena.llm.types import ChatRequest, Completion, ModelError
 
 _LOADED: dict[str, Any] = {}
@@ -105,8 +106,6 @@ def _take_turn(handle: Any, lock_path: Path) -> None:
 
 
 def _tell_waiting(lock_path: Path) -> None:
-    from biarena.llm.notices import Notice, notify
-
     try:
         holder = lock_path.read_text().strip()
     except OSError:

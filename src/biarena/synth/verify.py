@@ -120,7 +120,7 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
                 )
                 out.append(_count(conn, "parent condition", f"{name}.{column_name}: {column.where}", sql))
             if column.match:
-                out.append(_match_share(conn, spec, name, column_name, join))
+                out.append(_match_share(conn, spec, name, column_name, parent, join))
             if column.empty is not None:
                 out.append(_empty(conn, name, column_name, column))
     return out
@@ -146,14 +146,13 @@ def _empty(conn: Output, name: str, column_name: str, column: Column) -> Check:
     return Check("optional key", label, abs(actual - share) <= allowed, detail)
 
 
-def _match_share(conn: Output, spec: Spec, name: str, column_name: str, join: str) -> Check:
+def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: str, join: str) -> Check:
     """The planned share of rows whose parent matches the value reached through `via`, among the rows that can
     match: a value no eligible parent holds (a city with no driver, in a small database) cannot be matched."""
     column = spec.tables[name].columns[column_name]
     match = column.match or {}
     via = spec.tables[name].columns[str(match["via"])]
     other, key = str(via.ref).split(".")
-    parent = str(column.ref).split(".")[0]
     of, share = match.get("of", match["column"]), float(match.get("share", 1.0))
     label = f"{name}: {column_name}.{match['column']} = {match['via']}.{of}"
     eligible = f" WHERE {column.where}" if column.where else ""

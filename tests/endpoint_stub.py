@@ -23,9 +23,15 @@ class Endpoint:
     actions: list[Action] = field(default_factory=list)
     key: str | None = None
     """The API key the server wants (401 for any other), as `Authorization: Bearer KEY`."""
+    header_keys: dict[str, str] = field(default_factory=dict)
+    """Other headers the server wants with these values (401 for any other): `X-Api-Key`, Azure's `api-key`."""
+    echo: bool = False
+    """Error bodies quote the keys the request carried, as some gateways do."""
     models: list[dict] | None = field(default_factory=lambda: [])
     """The /v1/models entries (None: the server has no model list, 404)."""
     requests: list[dict] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    """The path (with its query) of each request, in order."""
     authorizations: list[str] = field(default_factory=list)
     released: threading.Event = field(default_factory=threading.Event)
     """Set to let hanging requests go (so the server can shut down)."""
@@ -43,11 +49,20 @@ def _handler(state: Endpoint) -> type[BaseHTTPRequestHandler]:
             given = self.headers.get("Authorization", "")
             with state.lock:
                 state.authorizations.append(given)
+                state.paths.append(self.path)
             if state.key is not None and given != f"Bearer {state.key}":
                 # as OpenAI does, the error quotes the key it was given
                 self._send(401, {"error": {"message": f"Incorrect API key provided: {given[7:]}", "type": "auth"}})
                 return False
+            for name, wanted in state.header_keys.items():
+                if self.headers.get(name) != wanted:
+                    self._send(401, {"error": {"message": f"{name} {self.headers.get(name)} is not valid"}})
+                    return False
             return True
+
+        def _quoted_keys(self) -> str:
+            names = ["Authorization", *state.header_keys]
+            return "; request keys: " + ", ".join(f"{name}: {self.headers.get(name)}" for name in names)
 
         def do_GET(self) -> None:
             if not self._authorized():
@@ -70,7 +85,8 @@ def _handler(state: Endpoint) -> type[BaseHTTPRequestHandler]:
                 return
             if action[0] == "status":
                 status, headers = action[1], action[2] if len(action) > 2 else {}
-                self._send(status, {"error": {"message": f"stub failure {status}", "type": "stub"}}, headers)
+                message = f"stub failure {status}" + (self._quoted_keys() if state.echo else "")
+                self._send(status, {"error": {"message": message, "type": "stub"}}, headers)
                 return
             text = state.reply(body)
             payload = {

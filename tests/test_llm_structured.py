@@ -21,7 +21,7 @@ from biarena.llm import (
     StructuredOutputError,
     get_model,
 )
-from biarena.llm.cache import ResponseCache, cache_key
+from biarena.llm.cache import ResponseCache
 from biarena.llm.openai_provider import status_error
 from biarena.llm.structured import LEVELS, at_level, parse_reply
 from tests.openai_stub import openai_stub
@@ -175,12 +175,12 @@ def test_the_cache_replays_whatever_level_answered_and_still_validates(tmp_path:
         assert len(state.requests) == 2 and again.usage.snapshot().calls == 0
     # the key ignores the level, so a cached reply is only ever used after it validates: an invalid one is repaired
     request = ChatRequest.make(ASK, schema=SCHEMA)
-    assert cache_key("p", "m", at_level(request, "prompt")) != cache_key("p", "m", request)  # the prompt differs
-    assert cache_key("p", "m", request) == cache_key("p", "m", replace(request, structured="json_object"))
-    cache = ResponseCache(tmp_path / "other.sqlite")
-    cache.put(cache_key("mock", "scripted", request), Completion(text='{"verdict": "maybe"}', structured="prompt"))
     provider = MockProvider([GOOD])
-    completion = Model(provider, cache=cache).chat(ASK, schema=SCHEMA)
+    model = Model(provider, cache=ResponseCache(tmp_path / "other.sqlite"))
+    assert model.cache_key(at_level(request, "prompt")) != model.cache_key(request)  # the prompt differs
+    assert model.cache_key(request) == model.cache_key(replace(request, structured="json_object"))
+    model.cache.put(model.cache_key(request), Completion(text='{"verdict": "maybe"}', structured="prompt"))
+    completion = model.chat(ASK, schema=SCHEMA)
     assert completion.parsed == {"verdict": "yes", "score": 5} and len(provider.requests) == 1
     assert "'score' is a required property" in provider.requests[0].messages[-1][1]
 

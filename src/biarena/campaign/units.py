@@ -12,6 +12,7 @@ from biarena.agents import MODEL_AGENTS, system_factory
 from biarena.campaign.plan import CellOverride, ModelEntry, Plan, ScorerEntry, SystemEntry
 from biarena.errors import BiarenaError, UsageError
 from biarena.llm.model_options import ModelOptions, split_spec
+from biarena.llm.redact import redact_text
 from biarena.options import NoOptions, Options, options_model, validate_options
 from biarena.records import Question
 from biarena.records.runspec import BenchmarkFingerprint
@@ -221,7 +222,7 @@ def _agent_options(agent: str, values: dict[str, Any]) -> Options:
 
 def _model_options(text: str, values: dict[str, Any]) -> dict[str, Any]:
     settings = {**split_spec(text), **values}
-    options = validate_options(ModelOptions, settings, f"plan: model '{text}'")
+    options = validate_options(ModelOptions, settings, f"plan: model '{redact_text(text)}'")
     return options.model_dump(mode="json")
 
 

@@ -10,8 +10,9 @@ MODEL_PAIRS = typer.Option(
     None,
     "-M",
     metavar="NAME=VALUE",
-    help="Set a model option (repeatable): base_url, api_key_env, timeout, retries, connections, temperature, "
-    "extra_headers, structured, prices, cache, max_outage, ...; `biarena describe model openai` lists them.",
+    help="Set a model option (repeatable): base_url, api_key_env, key_headers, timeout, retries, connections, "
+    "temperature, extra_headers, extra_body, structured, prices, cache, max_outage, ...; keys only from the "
+    "environment (api_key_env, key_headers); `biarena describe model openai` lists them.",
 )
 JUDGE_MODEL_PAIRS = typer.Option(
     None,

@@ -40,8 +40,10 @@ def _openai(options: ModelOptions, cache_dir: Path, **_: Any) -> Provider:
         options.base_url,
         timeout=options.timeout,
         api_key_env=options.api_key_env,
+        key_headers=options.key_headers,
         extra_headers=options.extra_headers,
         extra_body=options.extra_body,
+        extra_query=options.extra_query,
     )
 
 

@@ -1,34 +1,24 @@
-"""ResponseCache: completions on disk, keyed on provider, model, server, what the server says the model is,
-messages and parameters."""
+"""ResponseCache: completions on disk, keyed on the request a provider sends and what the server says the model
+is."""
 
 import hashlib
 import json
 import sqlite3
 import threading
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from biarena.llm.types import ChatRequest, Completion
+from biarena.llm.types import Completion
 
 
-def cache_key(
-    provider: str,
-    model: str,
-    request: ChatRequest,
-    endpoint: str | None = None,
-    identity: dict[str, Any] | None = None,
-) -> str:
-    """A stable hash of everything that determines a reply (not the structured-output level it is sent at): the
-    server (`endpoint`, its base URL) and what it says the model is (`identity`) when they are known."""
-    fields = asdict(request)
-    fields.pop("structured", None)
-    if fields.get("top_p") is None:  # keys made before top_p existed stay the same
-        fields.pop("top_p", None)
-    parts: list[Any] = [provider, model, fields]
-    if endpoint is not None or identity is not None:
-        parts += [endpoint, identity]
-    payload = json.dumps(parts, sort_keys=True, ensure_ascii=False)
+def cache_key(provider: str, model: str, sent: dict[str, Any], identity: dict[str, Any] | None = None) -> str:
+    """A stable hash of everything that determines a reply: the request as the provider sends it (`sent`: its body,
+    endpoint and headers, keys left out, at the first structured-output level) and what the server says the model
+    is (`identity`) when it is known.
+
+    Made of the request itself rather than of chosen options, so an option that changes the request changes the key.
+    """
+    payload = json.dumps([provider, model, sent, identity], sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 

@@ -152,8 +152,8 @@ class LocalProvider:
         """The loaded model."""
         return load_llama(self.path, self.context)
 
-    def complete(self, request: ChatRequest) -> Completion:
-        """Generate a reply in-process."""
+    def request_payload(self, request: ChatRequest) -> dict[str, Any]:
+        """The parameters of llama.cpp's chat completion call for a request (the cache key is made of them)."""
         kwargs: dict[str, Any] = {
             "messages": request.message_dicts(),
             "temperature": request.temperature,
@@ -168,6 +168,11 @@ class LocalProvider:
             kwargs["response_format"] = {"type": "json_object"}
             if request.structured in (None, "json_schema"):
                 kwargs["response_format"]["schema"] = schema
+        return kwargs
+
+    def complete(self, request: ChatRequest) -> Completion:
+        """Generate a reply in-process."""
+        kwargs = self.request_payload(request)
         with self._lock, machine_turn(self.path):
             try:
                 response = self.llama.create_chat_completion(**kwargs)

@@ -4,6 +4,7 @@ import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from biarena.llm.types import ChatRequest, Completion, ModelError, RetryableError
 
@@ -29,6 +30,10 @@ class MockProvider:
         self.replies: list[Reply] = list(replies or ["SELECT 1"])
         self.requests: list[ChatRequest] = []
         self._lock = threading.Lock()
+
+    def request_payload(self, request: ChatRequest) -> dict[str, Any]:
+        """What the script is asked: the request's fields."""
+        return request.fields()
 
     def complete(self, request: ChatRequest) -> Completion:
         """Return the next scripted reply; a scripted exception is raised instead."""

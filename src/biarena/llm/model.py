@@ -9,6 +9,7 @@ from biarena.llm.cache import ResponseCache, cache_key
 from biarena.llm.health import EndpointHealth
 from biarena.llm.model_options import ModelOptions
 from biarena.llm.notices import Notice, notify
+from biarena.llm.redact import redact, redact_url
 from biarena.llm.shared_limit import shared_turn
 from biarena.llm.structured import LEVELS, at_level, check_level, json_values, parse_reply, repair_request
 from biarena.llm.types import (
@@ -29,8 +30,9 @@ class Provider(Protocol):
 
     A provider may name its `endpoint` (the server and model it talks to), under which the structured-output level
     the server accepts is remembered; without one, `name:model` is used. It may also have a `base_url` (its server),
-    `identity()` (what the model is: the server's word for it, or the weights' hash) and `answers()` (whether its
-    server answers at all, asked after a call got no reply).
+    `identity()` (what the model is: the server's word for it, or the weights' hash), `answers()` (whether its
+    server answers at all, asked after a call got no reply) and `request_payload(request)` (what it sends for a
+    request, keys left out: the cache key is made of it; without one, the request's own fields).
     """
 
     name: str
@@ -129,7 +131,7 @@ class Model:
     def spec(self) -> str:
         """The model string this model was made from (with its server's URL when one was named)."""
         base_url = getattr(self.provider, "base_url", None)
-        return f"{self.provider.name}:{self.provider.model}" + (f"@{base_url}" if base_url else "")
+        return f"{self.provider.name}:{self.provider.model}" + (f"@{redact_url(base_url)}" if base_url else "")
 
     @property
     def identity(self) -> dict[str, Any] | None:
@@ -137,7 +139,7 @@ class Model:
 
         A server that does not answer is taken to serve what it served last time (as the cache remembers); a model
         that changed under the same name is told in a one-line note, and its replies are no longer read from the
-        cache (the identity is part of the cache key)."""
+        cache (the identity is part of the cache key). It is redacted: a gateway may quote the key it was sent."""
         with self._identity_lock:
             if self._identity is None:
                 self._identity = (self._ask_identity(),)
@@ -147,9 +149,9 @@ class Model:
         ask = getattr(self.provider, "identity", None)
         if ask is None:
             return None
-        remembered = self.cache.identity(self.spec) if self.cache is not None else None
+        remembered = redact(self.cache.identity(self.spec)) if self.cache is not None else None
         try:
-            found = ask()
+            found = redact(ask())
         except UnreachableError as error:
             self.health.suspect(" ".join(str(error).split())[:200])
             return remembered
@@ -240,10 +242,7 @@ class Model:
         completion = None
         key = ""
         if self.cache is not None:
-            identity = self.identity
-            key = cache_key(
-                self.provider.name, self.provider.model, request, getattr(self.provider, "base_url", None), identity
-            )
+            key = self.cache_key(request)
             completion = self.cache.get(key) if use_cache else None
         if completion is None:
             completion = self._structured_call(request) if request.schema is not None else self._retrying(request)
@@ -251,6 +250,15 @@ class Model:
                 self.cache.put(key, completion)
         self.usage.add(completion, self.cost(completion))
         return completion
+
+    def cache_key(self, request: ChatRequest) -> str:
+        """The cache key of a request: what the provider sends for it (at the first structured-output level) and
+        what the model is."""
+        sent = replace(request, structured=None)
+        payload = getattr(self.provider, "request_payload", None)
+        return cache_key(
+            self.provider.name, self.provider.model, payload(sent) if payload else sent.fields(), self.identity
+        )
 
     def _retrying(self, request: ChatRequest) -> Completion:
         try:

@@ -9,22 +9,35 @@ A models file (YAML) names models::
       timeout: 300
 
 `--model myvllm` then means that model with those options; `-M NAME=VALUE` changes any of them for one command.
+
+Keys come only from the environment: `api_key_env` names the variable of the bearer key, `key_headers` those of
+headers that carry one (Azure's `api-key`, a gateway's `X-Api-Key`). A key written anywhere else (in the URL, in
+`extra_headers`, in `extra_query`) is refused in one line, as it would be stored with the run.
 """
 
 import contextlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from biarena.errors import FormatError, NotFoundError, UsageError, did_you_mean
+from biarena.llm.redact import is_key_name, redact_text, redact_url, url_key_part
 from biarena.options import Options, parse_option_pairs, validate_options
 
 MODELS_FILE = "models.yaml"
 """The models file read from the working directory when no `--models FILE` is given."""
 
 PROVIDER_NAMES = ("local", "openai", "mock")
+
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FROM_ENVIRONMENT = (
+    "which would be stored with the run: put it in an environment variable and name that with -M api_key_env=NAME"
+    " (or -M key_headers=HEADER=NAME for a header)"
+)
 
 
 class ModelOptions(Options):
@@ -55,16 +68,68 @@ class ModelOptions(Options):
     """Nucleus sampling for every call (none sent by default)."""
     max_tokens: int | None = Field(None, ge=1)
     """The most tokens a reply may have, whatever the agent or judge asks for (a server with a small context)."""
+    key_headers: dict[str, str] = Field(default_factory=dict)
+    """Headers that carry a key, each read at each call from the environment variable named: api-key=AZURE_KEY
+    sends the value of $AZURE_KEY as `api-key` (as is: a bearer value holds `Bearer `)."""
     extra_headers: dict[str, str] = Field(default_factory=dict)
-    """HTTP headers sent with every request (a gateway's routing headers)."""
+    """HTTP headers sent with every request (a gateway's routing headers); one that carries a key is refused: name
+    its variable in key_headers."""
     extra_body: dict[str, Any] = Field(default_factory=dict)
     """Fields added to every request body (vLLM's top_k, a gateway's options); a value that reads as JSON is JSON."""
+    extra_query: dict[str, str] = Field(default_factory=dict)
+    """Query parameters added to every request URL (Azure's api-version); a key is refused here too."""
     structured: Literal["json_schema", "json_object", "prompt"] | None = None
     """How JSON replies are asked for; default: json_schema, stepping down per server when it rejects that."""
     prices: Path | None = None
     """YAML or JSON price table: model -> {prompt, completion} price per million tokens (usage cost)."""
     cache: bool = True
     """Use the response cache (replies already made are not asked for again)."""
+
+    # These checks raise UsageError rather than ValueError: pydantic would quote the value (the key) in its error.
+    @field_validator("base_url", mode="after")
+    @classmethod
+    def _no_key_in_url(cls, url: str | None) -> str | None:
+        """A URL with `user:password@` or a query is refused, and not quoted whole."""
+        if url is None:
+            return url
+        part = url_key_part(url)
+        if part is not None:
+            raise UsageError(f"the model's URL {redact_url(url)} holds a key ({part}), {_FROM_ENVIRONMENT}")
+        if urlsplit(url).query:
+            raise UsageError(
+                f"the model's URL {redact_url(url)} has a query: the server's paths are added after the URL, so "
+                "send its parameters with -M extra_query=NAME=VALUE"
+            )
+        return url
+
+    @field_validator("extra_headers", "extra_query", mode="after")
+    @classmethod
+    def _no_key_given(cls, values: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        """A header or query parameter that carries a key (by its name, or a `Bearer` value) is refused."""
+        for name, value in values.items():
+            if is_key_name(name) or value.strip().lower().startswith("bearer "):
+                raise UsageError(f"{info.field_name}: '{name}' carries a key, {_FROM_ENVIRONMENT}")
+        return values
+
+    @field_validator("api_key_env", mode="after")
+    @classmethod
+    def _variable_name(cls, name: str | None) -> str | None:
+        """api_key_env names a variable; a value that is no variable name may be the key itself: not quoted."""
+        if name is not None and not _VARIABLE.fullmatch(name):
+            raise UsageError("api_key_env names the environment variable that holds the key, not the key itself")
+        return name
+
+    @field_validator("key_headers", mode="after")
+    @classmethod
+    def _variable_names(cls, headers: dict[str, str]) -> dict[str, str]:
+        """Each header is named with the variable that holds its key (not the key itself, which is not quoted)."""
+        for name, variable in headers.items():
+            if not _VARIABLE.fullmatch(variable):
+                raise UsageError(
+                    f"key_headers: '{name}' takes the name of the environment variable that holds its key "
+                    f"({name}=VARIABLE), not the key itself"
+                )
+        return headers
 
     @field_validator("extra_body", mode="after")
     @classmethod
@@ -154,15 +219,16 @@ def resolve_model(
         values.update(entry)
         owner = f"model '{text}' ({source})"
     else:
+        shown = redact_text(text)  # a model string may hold a URL with a key, refused below: not to be quoted
         prefix = text.partition(":")[0]
         if prefix not in PROVIDER_NAMES:
             known = ", ".join(sorted(named)) if named else f"none: no {MODELS_FILE} here"
             raise UsageError(
-                f"unknown model '{text}': not a model string (local, local:/path.gguf, openai:NAME[@URL], mock) "
-                f"nor a named model (named: {known})" + did_you_mean(text, [*named, *PROVIDER_NAMES])
+                f"unknown model '{shown}': not a model string (local, local:/path.gguf, openai:NAME[@URL], mock) "
+                f"nor a named model (named: {known})" + did_you_mean(shown, [*named, *PROVIDER_NAMES])
             )
         values.update(split_spec(text))
-        owner = f"model '{text}'"
+        owner = f"model '{shown}'"
     values.update(parse_option_pairs(ModelOptions, pairs or [], flag))
     return validate_options(ModelOptions, values, owner, flag)
 

@@ -7,6 +7,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from biarena.errors import UsageError
+from biarena.llm.redact import redact_headers, redact_text, redact_url, remember_secret
 from biarena.llm.types import (
     ChatRequest,
     Completion,
@@ -103,8 +104,10 @@ class OpenAIProvider:
         timeout: float = 120.0,
         *,
         api_key_env: str | None = None,
+        key_headers: dict[str, str] | None = None,
         extra_headers: dict[str, str] | None = None,
         extra_body: dict[str, Any] | None = None,
+        extra_query: dict[str, str] | None = None,
     ) -> None:
         try:
             import openai
@@ -113,17 +116,24 @@ class OpenAIProvider:
         self.model = model
         self.base_url = base_url.rstrip("/") if base_url else None
         """The server named in the model string (None: OpenAI's)."""
-        self.endpoint = f"{(base_url or OPENAI_URL).rstrip('/')} {model}"
+        self.endpoint = f"{redact_url((base_url or OPENAI_URL).rstrip('/'))} {model}"
         """The server and model: what a server accepts for structured output is remembered per endpoint."""
         self.api_key_env = api_key_env
+        self.key_headers = dict(key_headers or {})
+        """Headers that carry a key: header name -> the environment variable holding it."""
         self.timeout = timeout
         self.extra_headers = dict(extra_headers or {})
         self.extra_body = dict(extra_body or {})
+        self.extra_query = dict(extra_query or {})
         if self._key() is None:
             if api_key_env:
                 raise UsageError(f"model openai:{model}: the variable {api_key_env} (api_key_env) is not set")
-            if base_url is None:
+            if base_url is None and "Authorization" not in self.key_headers:
                 raise UsageError("the openai provider needs an API key: set OPENAI_API_KEY (or -M api_key_env=NAME)")
+        for header, variable in self.key_headers.items():
+            if not os.environ.get(variable):
+                raise UsageError(f"model openai:{model}: the variable {variable} (key_headers {header}) is not set")
+            remember_secret(os.environ[variable])
         self._openai = openai
         # retries are ours (counted and logged the same way for every provider); the key is sent with each call
         self._client = openai.OpenAI(api_key="not-needed", base_url=base_url, max_retries=0, timeout=timeout)
@@ -131,57 +141,82 @@ class OpenAIProvider:
     def _key(self) -> str | None:
         """The API key, read now from its variable (local OpenAI-compatible servers usually need none)."""
         names = (self.api_key_env,) if self.api_key_env else KEY_VARIABLES
-        return next((os.environ[name] for name in names if os.environ.get(name)), None)
+        key = next((os.environ[name] for name in names if os.environ.get(name)), None)
+        remember_secret(key)
+        return key
 
     def _headers(self) -> dict[str, str]:
+        """The headers of a request: the user's, the bearer key and the headers that carry keys, read now."""
         key = self._key()
         if key is None and self.api_key_env:
             raise ModelError(f"openai:{self.model}: the environment variable {self.api_key_env} is not set")
-        return {**self.extra_headers, **({"Authorization": f"Bearer {key}"} if key else {})}
-
-    def _hidden(self, text: str) -> str:
-        """`text` without the key in it (a server may quote the key it was sent in its error message)."""
-        key = self._key()
-        return text.replace(key, "***") if key and len(key) >= 4 else text
+        headers = {**self.extra_headers, **({"Authorization": f"Bearer {key}"} if key else {})}
+        for header, variable in self.key_headers.items():
+            value = os.environ.get(variable)
+            if not value:
+                raise ModelError(f"openai:{self.model}: the environment variable {variable} ({header}) is not set")
+            remember_secret(value)
+            headers[header] = value
+        return headers
 
     def _unreachable(self, error: Exception, waited: float, hint: bool = True) -> UnreachableError:
         """The error for a call the server did not answer: refused, cut, or no reply within `waited` seconds."""
         timed_out = isinstance(error, self._openai.APITimeoutError)
         longer = " (-M timeout=SECONDS waits longer)" if hint else ""
         said = f"no reply within {waited:g} s{longer}" if timed_out else _cause(error)
-        return UnreachableError(self._hidden(f"{type(error).__name__}: {said}"), timed_out=timed_out)
+        return UnreachableError(redact_text(f"{type(error).__name__}: {said}"), timed_out=timed_out)
 
-    def complete(self, request: ChatRequest) -> Completion:
-        """Send one chat completion request."""
-        openai = self._openai
-        kwargs: dict[str, Any] = {
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        """The request body's own fields (extra_body is added by the SDK)."""
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": request.message_dicts(),
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         }
         if request.seed is not None:
-            kwargs["seed"] = request.seed
+            body["seed"] = request.seed
         if request.top_p is not None:
-            kwargs["top_p"] = request.top_p
+            body["top_p"] = request.top_p
         if request.stop:
-            kwargs["stop"] = list(request.stop)
+            body["stop"] = list(request.stop)
         schema = request.schema_dict()
         fmt = response_format(request.structured, schema) if schema is not None else None
         if fmt is not None:
-            kwargs["response_format"] = fmt
-        if self.extra_body:
-            kwargs["extra_body"] = self.extra_body
+            body["response_format"] = fmt
+        return body
+
+    def request_payload(self, request: ChatRequest) -> dict[str, Any]:
+        """What a request sends, keys left out: the URL, the body with extra_body merged in (as the SDK merges it),
+        and the headers and query parameters the model's options add."""
+        return {
+            "url": f"{redact_url(self.base_url or OPENAI_URL)}/chat/completions",
+            "body": {**self._body(request), **self.extra_body},
+            "headers": redact_headers(self.extra_headers),
+            "query": dict(self.extra_query),
+        }
+
+    def complete(self, request: ChatRequest) -> Completion:
+        """Send one chat completion request."""
+        openai = self._openai
+        body = self._body(request)
         try:
-            response = self._client.chat.completions.create(**kwargs, extra_headers=self._headers())
+            response = self._client.chat.completions.create(
+                **body,
+                extra_body=self.extra_body or None,
+                extra_headers=self._headers(),
+                extra_query=self.extra_query or None,
+            )
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
             raise self._unreachable(error, self.timeout) from None
         except openai.APIStatusError as error:
             wait = retry_after(getattr(error.response, "headers", None))
-            message = self._hidden(_message(error))
-            raise status_error(error.status_code, message, sent_response_format=fmt is not None, wait=wait) from None
+            message = _clip(redact_text(_message(error)))
+            sent_format = "response_format" in body
+            raise status_error(error.status_code, message, sent_response_format=sent_format, wait=wait) from None
         except ValueError as error:  # a reply cut short or not JSON: the server answered, but not with a completion
-            raise RetryableError(f"the reply is not a chat completion: {' '.join(str(error).split())[:200]}") from None
+            said = _clip(redact_text(" ".join(str(error).split())), 200)
+            raise RetryableError(f"the reply is not a chat completion: {said}") from None
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice else ""
         usage = response.usage
@@ -196,23 +231,24 @@ class OpenAIProvider:
         """Whether the server answers HTTP at all within a few seconds (any reply, even an error, counts)."""
         openai = self._openai
         try:
-            self._client.with_options(timeout=min(PROBE_SECONDS, self.timeout)).models.list(
-                extra_headers=self._headers()
-            )
+            self._list_models()
         except (openai.APITimeoutError, openai.APIConnectionError):
             return False
         except Exception:  # an error reply, or a reply that is no model list: the server is there
             return True
         return True
 
+    def _list_models(self) -> Any:
+        """The server's model list, asked with a short timeout."""
+        client = self._client.with_options(timeout=min(PROBE_SECONDS, self.timeout))
+        return client.models.list(extra_headers=self._headers(), extra_query=self.extra_query or None)
+
     def identity(self) -> dict[str, Any] | None:
         """What the server says the model is (its /v1/models entry), None when it lists no such model or has no
         list; UnreachableError when it does not answer."""
         openai = self._openai
         try:
-            listing = self._client.with_options(timeout=min(PROBE_SECONDS, self.timeout)).models.list(
-                extra_headers=self._headers()
-            )
+            listing = self._list_models()
             entries = [entry.model_dump() for entry in listing.data]
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
             raise self._unreachable(error, min(PROBE_SECONDS, self.timeout), hint=False) from None
@@ -239,12 +275,19 @@ def _cause(error: Exception) -> str:
     cause = error.__cause__ or error.__context__
     text = str(error)
     if cause is not None and str(cause) and str(cause) not in text:
-        text += f" ({type(cause).__name__}: {' '.join(str(cause).split())[:200]})"
+        # redacted before it is cut, so no part of a key is left at the cut
+        text += f" ({type(cause).__name__}: {_clip(redact_text(' '.join(str(cause).split())), 200, '')})"
     return text
 
 
-def _message(error: Any, limit: int = 600) -> str:
-    """The server's own words: the error body's message when it has one, the SDK's summary otherwise."""
+def _clip(text: str, limit: int = 600, more: str = " ...") -> str:
+    """`text` cut to `limit` characters (`more` marks the cut)."""
+    return text if len(text) <= limit else text[:limit] + more
+
+
+def _message(error: Any) -> str:
+    """The server's own words: the error body's message when it has one, the SDK's summary otherwise (whole, to be
+    redacted before it is cut)."""
     body = getattr(error, "body", None)
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         text = body["message"]
@@ -252,5 +295,4 @@ def _message(error: Any, limit: int = 600) -> str:
         text = body
     else:
         text = str(getattr(error, "message", error))
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + " ..."
+    return " ".join(text.split())

@@ -1,7 +1,7 @@
 """Requests and completions exchanged with model providers."""
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 Message = dict[str, str]
@@ -10,7 +10,8 @@ Message = dict[str, str]
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """One chat completion request; everything that changes the reply is in here (and in the cache key)."""
+    """One chat completion request from an agent or judge; the provider adds what the model's options set, and the
+    cache key is made of what it sends."""
 
     messages: tuple[tuple[str, str], ...]
     temperature: float = 0.0
@@ -46,6 +47,13 @@ class ChatRequest:
             seed=seed,
             stop=stop,
         )
+
+    def fields(self) -> dict[str, Any]:
+        """The request as plain data, without the structured-output level (what a provider with no wire format of
+        its own, the mock, is asked)."""
+        fields = asdict(self)
+        fields.pop("structured")
+        return fields
 
     def message_dicts(self) -> list[Message]:
         """The messages as provider SDKs take them."""

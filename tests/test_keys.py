@@ -4,6 +4,7 @@ file that run, score, export, report, show and campaign write, nor in what they 
 it are refused in one line."""
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ def models_listed() -> list[dict]:
     ]
 
 
-def assert_refused(result: object, *hints: str) -> None:
+def assert_refused(result: subprocess.CompletedProcess, *hints: str) -> None:
     """Exit 2 with one line naming where the key belongs, and no key in it."""
     assert result.returncode == 2, (result.stdout, result.stderr)
     lines = result.stderr.strip().splitlines()
@@ -112,52 +113,20 @@ def test_a_key_planted_every_way_is_in_no_file_and_no_output(
         assert campaign.returncode == 0, campaign.stderr
 
         host = url.removeprefix("http://")
+
+        def attempt(model: str, *options: str) -> subprocess.CompletedProcess:
+            return cli("run", bench, "--agent", "text2sql", "--model", model, *options, "-o", tmp_path / "no.run")
+
+        literal = f"extra_headers=X-Api-Key={REFUSED['literal header']}"
+        as_variable = f"api_key_env={REFUSED['key as a variable']}"
         refused = {
-            "userinfo": cli(
-                "run",
-                bench,
-                "--agent",
-                "text2sql",
-                "--model",
-                f"openai:m@http://user:{REFUSED['userinfo']}@{host}",
-                "-o",
-                tmp_path / "u.run",
-            ),
-            "query": cli(
-                "run",
-                bench,
-                "--agent",
-                "text2sql",
-                "--model",
-                f"openai:m@{url}?api-key={REFUSED['query']}",
-                "-o",
-                tmp_path / "q.run",
-            ),
-            "literal header": cli(
-                "run",
-                bench,
-                "--agent",
-                "text2sql",
-                "--model",
-                f"openai:m@{url}",
-                "-M",
-                f"extra_headers=X-Api-Key={REFUSED['literal header']}",
-                "-o",
-                tmp_path / "h.run",
-            ),
-            "models file key": cli("run", bench, "--agent", "text2sql", "--model", "leaky", "-o", tmp_path / "y.run"),
-            "models file header": cli(
-                "run", bench, "--agent", "text2sql", "--model", "leaky_header", "-o", tmp_path / "yh.run"
-            ),
+            "userinfo": attempt(f"openai:m@http://user:{REFUSED['userinfo']}@{host}"),
+            "query": attempt(f"openai:m@{url}?api-key={REFUSED['query']}"),
+            "literal header": attempt(f"openai:m@{url}", "-M", literal),
+            "models file key": attempt("leaky"),
+            "models file header": attempt("leaky_header"),
             "key as a variable": cli(
-                "score",
-                out,
-                "--judge",
-                "corgi",
-                "--judge-model",
-                f"openai:j@{url}",
-                "--judge-M",
-                f"api_key_env={REFUSED['key as a variable']}",
+                "score", out, "--judge", "corgi", "--judge-model", "judge", "--judge-M", as_variable
             ),
         }
         plan.write_text(plan.read_text().replace("http://", f"http://me:{REFUSED['campaign plan']}@"))

@@ -1,5 +1,6 @@
 """What the arena tests share: a small benchmark with three scored runs, invited users, a served arena."""
 
+import html
 import re
 import socket
 import subprocess
@@ -126,10 +127,10 @@ async def sign_in(http: httpx.AsyncClient, token: str, headers: dict[str, str] |
 
 
 def error_message(response: httpx.Response) -> str:
-    """The message of the arena's one error page."""
+    """The message of the arena's one error page, as the page shows it (its HTML escapes undone)."""
     match = re.search(r'<p class="error-message">(.*?)</p>', response.text, re.S)
     assert match, response.text[:1000]
-    return match.group(1)
+    return html.unescape(match.group(1))
 
 
 def invite(db: Path, name: str, role: str = "annotator") -> str:

@@ -547,11 +547,33 @@ def test_the_admin_page_refuses_a_look_alike_name(arena_runs: ArenaFixture, tmp_
             for name, fragment in (("ａｌｉｃｅ", "looks like the existing user 'alice'"),
                                    ("al\u200dice", "U+200D ZERO WIDTH JOINER")):
                 response = await http.post("/admin/invite", data={"name": name, "role": "annotator", "csrf": csrf})
-                assert response.status_code == 400 and fragment in html.unescape(error_message(response))
+                assert response.status_code == 400 and fragment in error_message(response)
             added = await http.post("/admin/invite", data={"name": "bob", "role": "annotator", "csrf": csrf})
             assert added.status_code == 200
         with ArenaStore(cfg.db) as store:
             assert [u.name for u in store.users()] == ["root", "alice", "bob"]
+
+    run(body)
+
+
+def test_names_holding_markup_are_escaped_whatever_the_template_is_called(
+    arena_runs: ArenaFixture, tmp_path: Path
+) -> None:
+    cfg = config(arena_runs, tmp_path)
+    admin = invite(cfg.db, "<i>root</i>", "admin")
+    invited = "<b>eve</b><script>alert(9)</script>"
+
+    async def body() -> None:
+        async with arena_client(cfg) as http:
+            await sign_in(http, admin)
+            csrf = csrf_of((await http.get("/admin")).text)
+            added = await http.post("/admin/invite", data={"name": invited, "role": "annotator", "csrf": csrf})
+            assert added.status_code == 200
+            for page in (added.text, (await http.get("/admin")).text, (await http.get("/leaderboard")).text):
+                assert "<i>" not in page and "&lt;i&gt;root&lt;/i&gt;" in page  # the header's user name
+            for page in (added.text, (await http.get("/admin")).text):
+                assert "<script>alert" not in page and "<b>" not in page
+                assert html.escape(invited) in page
 
     run(body)
 

@@ -1,6 +1,6 @@
 """Campaigns: a plan's matrix as content-addressed units, shards (one killed part-way and run again) merged equal to
-the serial campaign, a killed worker's task started again, a server's connection limit held across workers, and
-bad plans, shards and engines refused in one line."""
+the serial campaign, a killed worker's task started again, a killed driver's processes gone with it, a server's
+connection limit held across workers, and bad plans, shards and engines refused in one line."""
 
 import os
 import signal
@@ -124,6 +124,92 @@ def test_a_worker_killed_under_its_task_has_the_task_started_again(
     assert (summary.units, summary.now) == (4, 4)
     for run in (tmp_path / "out" / "runs").glob("*.sqlite"):
         assert _run_rows(run) == (2, 4, 4)
+
+
+TREE_MARK = "BIARENA_TEST_TREE"
+"""An environment variable every process of a test's campaign inherits: it finds them wherever they were reparented."""
+
+
+def _marked(mark: str) -> set[int]:
+    """Live processes (not zombies) whose environment holds TREE_MARK=mark."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):  # gone meanwhile, or another user's
+            continue
+        if f"{TREE_MARK}={mark}".encode() in environ and state not in ("Z", "X"):
+            found.add(int(entry.name))
+    return found
+
+
+def _children(pid: int) -> set[int]:
+    """The processes `pid` (any of its threads) started that are alive now."""
+    children: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children |= {int(c) for c in (task / "children").read_text().split()}
+        except OSError:  # the thread or process ended meanwhile
+            continue
+    return children
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below `pid` now."""
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        below = _children(stack.pop()) - found
+        found |= below
+        stack.extend(below)
+    return found
+
+
+def _left_after(mark: str, seconds: float = 20) -> set[int]:
+    """The marked processes still alive once they are all gone or `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    while (left := _marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from Linux's /proc")
+def test_a_driver_killed_alone_takes_its_workers_forkserver_and_tracker_with_it(tmp_path: Path) -> None:
+    plan = make_campaign_plan(tmp_path, questions=20)
+    mark = f"{os.getpid()}-{tmp_path.name}"
+    env = {**_env(), TREE_MARK: mark}
+    command = [str(BIARENA), "campaign", str(plan), "-o", "out", "--workers", "2"]
+    driver = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # the resource tracker and the forkserver are the driver's children, the two workers the forkserver's
+        deadline = time.monotonic() + 120
+        tree: set[int] = set()
+        while driver.poll() is None and time.monotonic() < deadline:
+            tree = _descendants(driver.pid)
+            if len(tree - _children(driver.pid)) >= 2:
+                break
+            time.sleep(0.05)
+        assert driver.poll() is None, "the campaign ended before its workers could be seen"
+        assert len(tree - _children(driver.pid)) >= 2, tree
+        assert tree <= _marked(mark), "the mark finds every process of the tree"
+        driver.kill()  # the driver alone, as `kill -9 PID` does: not its process group
+        driver.wait(30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait(30)
+    left = _left_after(mark)
+    for pid in left:  # no stray process outlives a failing test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"still running after the driver's SIGKILL: {sorted(left)} of {sorted(tree)}"
+
+    again = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "out" / "results.csv").is_file()
+    assert not _left_after(mark)
 
 
 def test_a_servers_connection_limit_holds_across_workers(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""report.html opened from disk in headless Chromium with the network cut: every chart renders, nothing is fetched."""
+"""report.html opened from disk in headless Chromium with the network cut: every chart renders, nothing is fetched,
+and labels and model names holding markup show as text."""
 
 import shutil
 from pathlib import Path
@@ -6,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from biarena.cli import report_cmd
+from biarena.runner import RunStore
 from tests.test_report_stats import VOTES, judged, vote_file  # noqa: F401  (judged is a fixture)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -75,3 +77,67 @@ def test_every_chart_renders_offline_in_chromium(judged: dict[str, Path], tmp_pa
     assert not errors
     assert requested and all(url.startswith("file://") for url in requested), requested
     assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+NAMED = {
+    "alpha": "<script>alert('alpha')</script><b>a</b>",
+    "beta": "<img src=x onerror=alert('beta')>",
+}
+"""Run labels (`run --label`) holding markup."""
+MODEL = "<a href=https://evil.test/>model</a>"
+"""A model name as `run --model` stores it, holding a link."""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="no chromium (Debian's `chromium` package) to open the report")
+def test_labels_and_names_holding_markup_show_as_text(
+    judged: dict[str, Path], tmp_path: Path, monkeypatch  # noqa: F811
+) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the test extra) is not installed")
+    runs = []
+    for name, label in NAMED.items():
+        run = tmp_path / f"{name}.run"
+        shutil.copyfile(judged[name], run)
+        with RunStore(run) as store:
+            spec = store.spec()
+            assert spec is not None
+            model = MODEL if name == "beta" else spec.model
+            store.update(spec.model_copy(update={"label": label, "model": model}), [])
+        runs.append(run)
+    arena = tmp_path / "arena.sqlite"
+    arena.write_bytes(b"")
+    votes = [(NAMED[left], NAMED[right], winner) for left, right, winner in VOTES]
+    monkeypatch.setattr(report_cmd, "load_votes", lambda path: vote_file(votes))
+    report = tmp_path / "report.html"
+    report_cmd.report(
+        runs=runs, out=report, form=None, title="names check", labels=None, arena=arena, judge_check=None,
+        judge_votes=[],
+    )
+    dialogs: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            context = browser.new_context()
+            context.set_offline(True)
+            page = context.new_page()
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            page.goto(report.as_uri())
+            for details in page.locator("#questions > details").all()[:3]:
+                details.click()  # the answers, each under its run's label
+            made = page.evaluate(
+                """() => ({
+                    scripts: document.scripts.length,
+                    images: document.images.length,
+                    links: [...document.links].filter(a => a.protocol.startsWith('http')).map(a => a.href),
+                    bold_a: [...document.querySelectorAll('b')].filter(b => b.textContent === 'a').length,
+                    titles: [...document.querySelectorAll('svg.chart title')].map(t => t.textContent).join(' '),
+                })"""
+            )
+            shown = page.inner_text("body")
+        finally:
+            browser.close()
+    assert (made["scripts"], made["images"], made["links"], made["bold_a"]) == (1, 0, [], 0)  # its own filter script
+    for label in NAMED.values():
+        assert label in shown, label
+        assert label in made["titles"], label  # chart tooltips name the runs too
+    assert MODEL in shown
+    assert not dialogs

@@ -11,10 +11,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -172,9 +174,7 @@ class Arena:
 def create_app(config: ArenaConfig) -> FastAPI:
     """The arena app for `config`: blind pairwise votes, submissions, leaderboard, exports."""
     arena = Arena(config)
-    templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.globals["answer_css"] = ANSWER_CSS
-    templates.env.filters["num"] = number
+    templates = Jinja2Templates(env=template_environment())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -442,6 +442,15 @@ def create_app(config: ArenaConfig) -> FastAPI:
         )
 
     return app
+
+
+def template_environment() -> jinja2.Environment:
+    """The arena's templates, every value escaped: names of systems, runs and users are anyone's text."""
+    # Explicit: Starlette's own loader escapes by file name (.html, .htm, .xml), and these are .html.j2.
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    env.globals["answer_css"] = Markup(ANSWER_CSS)  # our own stylesheet, not anyone's input
+    env.filters["num"] = number
+    return env
 
 
 def number(value: float | None, digits: int = 2) -> str:

@@ -3,6 +3,7 @@ is one line naming the file (and the table and row) with exit code 2 from show, 
 never a traceback, and score and merge write nothing into or out of a file they could not read."""
 
 import json
+import pickle
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from biarena.runner import DamagedRunFile
 from tests.cli_in_process import cli
 from tests.conftest import sha256
 from tests.run_helpers import cli as installed_cli
@@ -321,3 +323,9 @@ def test_a_damaged_kept_result_of_another_shape_is_run_again(scored_run: Path, t
     with sqlite3.connect(path) as conn:
         bodies = [json.loads(b) for (b,) in conn.execute("SELECT body FROM statement_results")]
     assert all("columns" not in b or isinstance(b["columns"], list) for b in bodies)
+
+
+def test_the_error_crosses_to_another_process_whole() -> None:
+    error = DamagedRunFile(Path("x.run"), "answers", "column 'body': not JSON", "question_id 'q1'")
+    again = pickle.loads(pickle.dumps(error))
+    assert isinstance(again, DamagedRunFile) and str(again) == str(error) and again.row == "question_id 'q1'"

@@ -35,9 +35,13 @@ class DamagedRunFile(FormatError):
     """A run file's table or row cannot be read as the run format wrote it."""
 
     def __init__(self, path: Path, table: str, problem: str, row: str | None = None) -> None:
-        self.path, self.table, self.row = path, table, row
+        self.path, self.table, self.problem, self.row = path, table, problem, row
         where = f"table '{table}'" + (f", row {row}" if row else "")
         super().__init__(f"{path}: damaged run file: {where}: {problem}")
+
+    def __reduce__(self) -> tuple:
+        # rebuilt from its parts when it crosses to another process (a campaign's worker)
+        return type(self), (self.path, self.table, self.problem, self.row)
 
 
 def row_name(table: str, values: Sequence[Any], rowid: int | None = None) -> str:

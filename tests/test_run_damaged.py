@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from biarena.campaign import run_campaign
 from biarena.runner import DamagedRunFile
+from tests.campaign_helpers import make_campaign_plan
 from tests.cli_in_process import cli
 from tests.conftest import sha256
 from tests.run_helpers import cli as installed_cli
@@ -329,3 +331,20 @@ def test_the_error_crosses_to_another_process_whole() -> None:
     error = DamagedRunFile(Path("x.run"), "answers", "column 'body': not JSON", "question_id 'q1'")
     again = pickle.loads(pickle.dumps(error))
     assert isinstance(again, DamagedRunFile) and str(again) == str(error) and again.row == "question_id 'q1'"
+
+
+def test_a_campaign_folder_with_a_damaged_run_is_one_line(tmp_path: Path) -> None:
+    plan = make_campaign_plan(tmp_path, questions=2)
+    plan.write_text(plan.read_text().replace("[shop, mart]", "[shop]"))
+    out = tmp_path / "out"
+    run_campaign(plan, out)
+    run = sorted((out / "runs").iterdir())[0]
+    _sql(_first("answers", "body = 'x'"))(run)
+    before = sha256(run)
+    damage = f"{run}: damaged run file: table 'answers', row question_id 'q0000'"
+    for args in (["show", out], ["report", out, "-o", tmp_path / "r.md"], ["merge", out, "-o", tmp_path / "merged"]):
+        _one_line(cli(*args), run, (damage,))
+    again = cli("campaign", plan, "-o", out)
+    assert again.returncode == 2 and "Traceback" not in again.stderr, again.stderr
+    assert again.stderr.strip().splitlines()[-1].startswith(f"error: {damage}"), again.stderr
+    assert sha256(run) == before and not (tmp_path / "merged" / "runs").exists()

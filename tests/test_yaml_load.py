@@ -110,3 +110,23 @@ def test_an_alias_bomb_in_a_plan_stops_campaign_at_once(tmp_path: Path, sales_db
     _one_line(done, "plan.yaml: YAML aliases expand the document")
     assert peak < PEAK_KB, f"peak resident size {peak // 1024} MB"
     assert not (tmp_path / "out").exists()
+
+
+def test_a_models_file_and_a_plan_with_shared_settings_load(tmp_path: Path) -> None:
+    from biarena.campaign.plan import load_plan
+    from biarena.llm.model_options import read_models_file
+
+    models = tmp_path / "models.yaml"
+    models.write_text(
+        "defaults: &defaults {timeout: 300, extra_body: {top_k: 20}}\n"
+        "agent: {<<: *defaults, model: mock}\n"
+        "judge: {<<: *defaults, model: mock, timeout: 30}\n"
+    )
+    named = read_models_file(models)
+    assert named["agent"]["extra_body"] == {"top_k": 20} and named["judge"]["timeout"] == 30
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "matrix: {benchmarks: [shop, mart], systems: [gold]}\n"
+        "cells:\n  - {match: {benchmark: shop}, limit: &few 2}\n  - {match: {benchmark: mart}, limit: *few}\n"
+    )
+    assert [cell.limit for cell in load_plan(plan).cells] == [2, 2]

@@ -1,7 +1,8 @@
 """DamagedRunFile: a run file whose tables or rows are not what biarena wrote, named by file, table and row.
 
 The run store reads every row through these helpers, so a bad byte, a dropped table or a field of the wrong type
-is one line naming where it is, never a traceback, and the command stops before it writes anything.
+is one line naming where it is, never a traceback; `score` and `merge` read the whole file (`RunStore.check`) before
+they write anything.
 """
 
 import contextlib

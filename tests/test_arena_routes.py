@@ -419,7 +419,7 @@ def test_uploads_that_are_not_runs_of_this_benchmark_are_refused(
                 ("notes.txt", b"hello, I am not a run", 400, "notes.txt: not a biarena run file"),
                 ("plain.sqlite", sqlite_file.read_bytes(), 400, "an SQLite database of something else"),
                 ("empty.run", b"", 400, "empty"),
-                ("damaged.run", damaged.read_bytes(), 400, "damaged.run: a damaged run file"),
+                ("damaged.run", damaged.read_bytes(), 400, "damaged.run: damaged run file: table 'answers'"),
                 ("other.run", other_run.read_bytes(), 400, "a run of benchmark 'other'"),
                 ("big.run", b"x" * 300_000, 413, "at most 200,000 bytes"),
             ]

@@ -273,7 +273,7 @@ def test_shares_split_the_cells_and_follow_a_slurm_array() -> None:
 
 
 BAD_PLANS = {
-    "matrix: {": "cannot read the plan",
+    "matrix: {": "invalid YAML",
     "- a list": "a plan is a mapping",
     "matrix: {benchmarks: [shop]}": "matrix.systems: Field required",
     "matrix: {benchmarks: [], systems: [gold]}": "matrix.benchmarks",

@@ -3,41 +3,18 @@
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from biarena.benchmarks.json_file import read_text
 from biarena.errors import FormatError, NotFoundError
+from biarena.yaml_load import load_yaml
 
 Model = TypeVar("Model", bound=BaseModel)
 
 
-class _TextTimestamps(yaml.SafeLoader):
-    """A safe loader that leaves dates and times as text, so the model validating them names the field."""
-
-
-_TextTimestamps.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
 def read_yaml(path: Path, *, timestamps: bool = True) -> Any:
     """Parse a UTF-8 YAML file; FormatError names the line of a syntax error (`timestamps=False`: dates stay text)."""
-    text = read_text(path)
-    try:
-        return yaml.load(text, Loader=yaml.SafeLoader if timestamps else _TextTimestamps)
-    except yaml.reader.ReaderError as error:
-        raise FormatError(f"{path}: invalid YAML: {error.reason} (character {error.position})") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or " ".join(str(error).split())
-        raise FormatError(f"{path}{where}: invalid YAML: {problem}") from None
-    except RecursionError:
-        raise FormatError(f"{path}: invalid YAML: nested too deeply") from None
-    except ValueError as error:  # a date like 2023-13-45, or an integer beyond 4300 digits
-        raise FormatError(f"{path}: invalid YAML value: {str(error).split(':')[0]}") from None
+    return load_yaml(read_text(path), str(path), timestamps=timestamps)
 
 
 def field_errors(error: ValidationError, limit: int = 3) -> str:

@@ -80,9 +80,7 @@ def execute_cell(task: CellTask, gate: Any = None) -> CellResult:
                 judge = next((u.scorer.model for u in task.units if u.scorer and u.scorer.model), None)
                 setups = setup_scorers(scorers, context, model=lambda: _judge_model(judge))
                 score_run(store, setups)
-            kept = store.conn.execute(
-                "SELECT database, role, sql, body FROM statement_results ORDER BY database, role, sql"
-            ).fetchall()
+            kept = store.kept_results()
             return CellResult(
                 cell=cell.key,
                 spec=opened.spec or spec,

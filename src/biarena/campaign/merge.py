@@ -12,7 +12,7 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, int, Path]:
     or a campaign to grow); return the units of the merged campaign, the units done, and its results table.
 
     A run file joins the campaign's runs (`show`, `report`) without a unit: it is not in the results table."""
-    from biarena.runner import recognize_run_file
+    from biarena.runner import RunStore, recognize_run_file
 
     if not sources:
         raise UsageError("name the campaign folders to merge")
@@ -26,6 +26,9 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, int, Path]:
         raise UsageError(f"-o {out} is one of the folders merged; merge into a new folder")
     if out.exists() and not (out.is_dir() and (not any(out.iterdir()) or (out / "campaign.json").is_file())):
         raise UsageError(f"-o {out}: not a new or a campaign folder")
+    for source in [path for folder in folders for path in folder.run_files()] + runs:
+        with RunStore(source) as reader:
+            reader.check()  # every source is read whole before the merge writes anything
     target.add_units([unit for folder in folders for unit in folder.units()])
     for folder in folders:
         for source in folder.run_files():
@@ -42,15 +45,21 @@ def copy_run(source: Path, target: Path) -> None:
     what the target holds already is kept, and a different run there is refused."""
     from biarena.runner import RunStore, open_run
 
+    # all of the source is read before the target is opened: a damaged source adds nothing to it
     with RunStore(source) as reader:
         spec = reader.spec()
         if spec is None:
             return
-        with RunStore(target, create=True, lock=True) as store:
-            open_run(store, spec, reader.questions())
-            for answer in reader.answers():
-                store.add_answer(answer)
-            store.put_results(reader.results())
-            kept = reader.conn.execute("SELECT database, role, sql, body FROM statement_results").fetchall()
-            for database, role, sql, body in kept:
-                store.keep_result(database, role, sql, body)
+        questions, answers, results, kept = (
+            reader.questions(),
+            reader.answers(),
+            reader.results(),
+            reader.kept_results(),
+        )
+    with RunStore(target, create=True, lock=True) as store:
+        open_run(store, spec, questions)
+        for answer in answers:
+            store.add_answer(answer)
+        store.put_results(results)
+        for database, role, sql, body in kept:
+            store.keep_result(database, role, sql, body)

@@ -114,14 +114,15 @@ class Plan(_Strict):
 
 def load_plan(path: Path) -> Plan:
     """Read and check a plan file; a one-line error says where it is wrong."""
-    import yaml
+    from biarena.yaml_load import load_yaml
 
     if not path.is_file():
         raise NotFoundError(f"plan not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise FormatError(f"{path}: cannot read the plan: {' '.join(str(error).split())}") from None
+    data = load_yaml(text, str(path))
     if not isinstance(data, dict):
         raise FormatError(f"{path}: a plan is a mapping with a 'matrix' (benchmarks, systems, models, scorers, seeds)")
     try:

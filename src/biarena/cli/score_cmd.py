@@ -152,6 +152,7 @@ def score(
         return model
 
     with RunStore(run_path, lock=True) as store:
+        store.check()  # a damaged file is refused before scoring writes a result into it
         spec = store.spec()
         if spec is None:
             raise FormatError(f"{run_path}: the run has no answers yet")

@@ -5,10 +5,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from biarena.errors import FormatError, NotFoundError
+from biarena.yaml_load import load_yaml
 
 
 class LoadedRubric(BaseModel):
@@ -39,12 +39,7 @@ def builtin_rubric_text(name: str) -> str:
 
 def parse_rubric(text: str, source: str) -> LoadedRubric:
     """Parse rubric text; a one-line FormatError naming `source` when it is not a YAML mapping with `rubric:`."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise FormatError(f"{source}:{where} not valid YAML ({getattr(error, 'problem', None) or error})") from None
+    data = load_yaml(text, source)
     if not isinstance(data, dict):
         raise FormatError(f"{source}: a rubric is a YAML mapping")
     kind = data.get("rubric")

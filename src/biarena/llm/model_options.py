@@ -180,14 +180,15 @@ def split_spec(spec: str) -> dict[str, str]:
 
 def read_models_file(path: Path) -> dict[str, dict[str, Any]]:
     """A models file: named models, each a mapping of `model: MODEL-STRING` and model options."""
-    import yaml
+    from biarena.yaml_load import load_yaml
 
     if not path.is_file():
         raise NotFoundError(f"models file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise FormatError(f"{path}: cannot read the models file: {' '.join(str(error).split())}") from None
+    data = load_yaml(text, str(path))
     if data is None:
         return {}
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):

@@ -12,9 +12,8 @@ import json
 import math
 from pathlib import Path
 
-import yaml
-
 from biarena.errors import FormatError, NotFoundError, UsageError
+from biarena.yaml_load import load_yaml
 
 PRICE_KINDS = ("prompt", "completion")
 
@@ -53,14 +52,12 @@ def load_prices(path: str | Path) -> dict[str, dict[str, float]]:
         text = source.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise FormatError(f"{source}: cannot read the price table: {error}") from None
+    if source.suffix.lower() != ".json":
+        return parse_prices(load_yaml(text, str(source)), source)
     try:
-        data = json.loads(text) if source.suffix.lower() == ".json" else yaml.safe_load(text)
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise FormatError(f"{source} line {error.lineno}: invalid JSON: {error.msg}") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise FormatError(f"{source}{where}: invalid YAML: {getattr(error, 'problem', error)}") from None
     return parse_prices(data, source)
 
 

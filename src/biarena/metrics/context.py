@@ -1,5 +1,6 @@
 """ScoringContext: what a scorer may use, with each statement's result computed once."""
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,7 +66,9 @@ class ScoringContext:
         if key not in self._results and self.kept is not None:
             body = self.kept.kept_result(self._kept_name(question.database), key[1], sql)
             if body is not None:
-                self._results[key] = decode_outcome(body)
+                with contextlib.suppress(ValueError, KeyError, TypeError, IndexError, RecursionError):
+                    # a kept result of another shape than this biarena writes is run again, like one not kept
+                    self._results[key] = decode_outcome(body)
         if key not in self._results:
             statement = self.statement(question, sql, gold=gold)
             if isinstance(statement, SqlProblem):

@@ -6,6 +6,7 @@ Each name is imported from its module when first used: reading a run loads no ag
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
+    "DamagedRunFile": "damaged_run",
     "benchmark_fingerprint": "fingerprint",
     "file_sha256": "fingerprint",
     "OutcomeCounts": "run",

@@ -1,5 +1,7 @@
 """RunStore: one SQLite file (WAL) per run holding its spec, questions, answers and scores."""
 
+import functools
+import json
 import os
 import sqlite3
 import stat
@@ -15,6 +17,16 @@ from pydantic import TypeAdapter, ValidationError
 from biarena.errors import BiarenaError, FormatError, NotFoundError
 from biarena.records import Answer, Question, RunSpec, Score, ScoreRecord, SystemSpec, TraceEntry
 from biarena.records.sanitize import clean_value, describe_changes
+from biarena.runner.damaged_run import (
+    DamagedRunFile,
+    check_tables,
+    damage_of,
+    fetch_rows,
+    integer,
+    parsed,
+    row_name,
+    text,
+)
 from biarena.sqlite_migrations import migrate
 
 try:
@@ -159,9 +171,10 @@ class RunStore:
             magic = self._conn.execute("SELECT value FROM meta WHERE key = 'magic'").fetchone()
             if not magic or magic[0] != _MAGIC:  # the file said run; its write-ahead log says otherwise
                 raise FormatError(f"{self.path}: not a biarena run file")
+            check_tables(self._conn, self.path, _tables())
         except sqlite3.DatabaseError as error:
             self.close()
-            raise FormatError(f"{self.path}: cannot open the run file ({error})") from None
+            raise FormatError(f"{self.path}: cannot open the run file ({' '.join(str(error).split())})") from None
         except BaseException:
             self.close()
             raise
@@ -177,13 +190,10 @@ class RunStore:
 
     def spec(self) -> RunSpec | None:
         """Return the run's spec, or None for a run not started yet."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()
-        if not row:
+        rows = self._rows("meta", "SELECT value FROM meta WHERE key = 'spec'")
+        if not rows:
             return None
-        try:
-            return RunSpec.model_validate_json(row[0])
-        except ValidationError as error:
-            raise FormatError(f"{self.path}: damaged run spec ({error.errors()[0]['msg']})") from None
+        return parsed(self.path, "meta", row_name("meta", ["spec"]), "value", RunSpec.model_validate_json, rows[0][0])
 
     def start(self, spec: RunSpec, questions: list[Question]) -> None:
         """Record the spec and the questions of a new run, in one transaction."""
@@ -214,15 +224,19 @@ class RunStore:
 
     def questions(self) -> list[Question]:
         """The run's questions, in order."""
-        rows = self.conn.execute("SELECT body FROM questions ORDER BY position").fetchall()
-        return [Question.model_validate_json(r[0]) for r in rows]
+        found = []
+        for qid, position, body in self._rows("questions", "SELECT question_id, position, body FROM questions"):
+            row = row_name("questions", [qid])
+            integer(self.path, "questions", row, "position", position)
+            found.append((position, parsed(self.path, "questions", row, "body", Question.model_validate_json, body)))
+        return [question for _, question in sorted(found, key=lambda pair: pair[0])]
 
     # --- answers ------------------------------------------------------------------------
 
     def answered_ids(self) -> set[str]:
         """Ids of questions with a recorded answer."""
         with self._lock:
-            return {r[0] for r in self.conn.execute("SELECT question_id FROM answers")}
+            return {r[0] for r in self._rows("answers", "SELECT question_id FROM answers")}
 
     def add_answer(self, answer: Answer, *, replace: bool = False) -> bool:
         """Record an answer in its own transaction; False when the question already had one (and not `replace`).
@@ -275,14 +289,18 @@ class RunStore:
 
     def answers(self) -> list[Answer]:
         """Every recorded answer, in question order."""
-        rows = self.conn.execute(
-            "SELECT a.body FROM answers a JOIN questions q USING (question_id) ORDER BY q.position"
-        ).fetchall()
-        return [Answer.model_validate_json(r[0]) for r in rows]
+        rows = self._rows(
+            "answers",
+            "SELECT a.question_id, a.body FROM answers a JOIN questions q USING (question_id) ORDER BY q.position",
+        )
+        return [
+            parsed(self.path, "answers", row_name("answers", [qid]), "body", Answer.model_validate_json, body)
+            for qid, body in rows
+        ]
 
     def count_answers(self) -> int:
         """How many answers are recorded."""
-        return self.conn.execute("SELECT count(*) FROM answers").fetchone()[0]
+        return self._rows("answers", "SELECT count(*) FROM answers")[0][0]
 
     # --- scores -------------------------------------------------------------------------
 
@@ -321,18 +339,45 @@ class RunStore:
     def result_keys(self) -> dict[tuple[str, str, str, str, str], bool]:
         """Each stored result's key (question id, scorer, version, rubric hash, model) -> whether the scorer applied."""
         with self._lock:
-            rows = self.conn.execute(
-                "SELECT question_id, scorer, scorer_version, rubric_hash, model, applies FROM results"
-            ).fetchall()
-        return {tuple(r[:5]): bool(r[5]) for r in rows}  # type: ignore[misc]
+            rows = self._rows(
+                "results", "SELECT question_id, scorer, scorer_version, rubric_hash, model, applies FROM results"
+            )
+        keys = {}
+        for row in rows:
+            where = row_name("results", row)
+            for column, value in zip(("scorer_version", "rubric_hash", "model"), row[2:5], strict=True):
+                text(self.path, "results", where, column, value)
+            keys[tuple(row[:5])] = bool(integer(self.path, "results", where, "applies", row[5], (0, 1)))
+        return keys  # type: ignore[return-value]
 
     def kept_result(self, database: str, role: str, sql: str) -> str | None:
         """The kept result (its JSON) of `sql` run as `role` (gold or answer) on `database`, if any."""
         with self._lock:
-            row = self.conn.execute(
-                "SELECT body FROM statement_results WHERE database = ? AND role = ? AND sql = ?", (database, role, sql)
-            ).fetchone()
-        return row[0] if row else None
+            rows = self._rows(
+                "statement_results",
+                "SELECT body FROM statement_results WHERE database = ? AND role = ? AND sql = ?",
+                (database, role, sql),
+            )
+        if not rows:
+            return None
+        return text(self.path, "statement_results", row_name("statement_results", [database, role]), "body", rows[0][0])
+
+    def kept_results(self) -> list[tuple[str, str, str, str]]:
+        """Every kept statement result as (database, role, sql, body JSON), in that order."""
+        with self._lock:
+            rows = self._rows(
+                "statement_results",
+                "SELECT rowid, database, role, sql, body FROM statement_results ORDER BY database, role, sql",
+            )
+        return [self._kept_row(row) for row in rows]
+
+    def _kept_row(self, row: tuple) -> tuple[str, str, str, str]:
+        where = row_name("statement_results", row[1:3], row[0])
+        values = [
+            text(self.path, "statement_results", where, column, value)
+            for column, value in zip(("database", "role", "sql", "body"), row[1:], strict=True)
+        ]
+        return values[0], values[1], values[2], values[3]
 
     def keep_result(self, database: str, role: str, sql: str, body: str) -> None:
         """Keep a statement's result (its JSON), replacing what was kept of it before."""
@@ -344,33 +389,69 @@ class RunStore:
 
     def scores(self) -> list[Score]:
         """Every stored score, by question then name."""
-        rows = self.conn.execute("SELECT scores FROM results WHERE applies AND scores != '[]'").fetchall()
-        found = [score for (body,) in rows for score in _SCORES.validate_json(body)]
+        found = []
+        for qid, scorer, applies, body in self._rows(
+            "results", "SELECT question_id, scorer, applies, scores FROM results"
+        ):
+            where = row_name("results", [qid, scorer])
+            if integer(self.path, "results", where, "applies", applies, (0, 1)):
+                found += parsed(self.path, "results", where, "scores", _SCORES.validate_json, body)
         return sorted(found, key=lambda s: (s.question_id, s.name))
 
     def not_applicable(self) -> set[tuple[str, str]]:
         """(question id, scorer) pairs the scorer does not score."""
-        return {tuple(r) for r in self.conn.execute("SELECT question_id, scorer FROM results WHERE NOT applies")}  # type: ignore[misc]
+        rows = self._rows("results", "SELECT question_id, scorer, applies FROM results")
+        return {
+            (qid, scorer)
+            for qid, scorer, applies in rows
+            if not integer(self.path, "results", row_name("results", [qid, scorer]), "applies", applies, (0, 1))
+        }
 
     def results(self, question_id: str | None = None) -> list[ScoreRecord]:
         """Stored results with their traces (of one question, or all), by question then scorer."""
-        query = "SELECT * FROM results" + (" WHERE question_id = ?" if question_id is not None else "")
-        rows = self.conn.execute(query + " ORDER BY question_id, scorer", () if question_id is None else (question_id,))
-        return [
-            ScoreRecord(
-                question_id=qid,
-                scorer=scorer,
-                scorer_version=version,
-                rubric_hash=rubric or None,
-                model=model or None,
-                applies=bool(applies),
-                failed=failed,
-                scores=_SCORES.validate_json(scores),
-                trace=_TRACE.validate_json(trace),
-                created_at=created,
-            )
-            for qid, scorer, version, rubric, model, applies, failed, scores, trace, created in rows.fetchall()
-        ]
+        query = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results"
+        query += " WHERE question_id = ?" if question_id is not None else ""
+        rows = self._rows(
+            "results", query + " ORDER BY question_id, scorer", () if question_id is None else (question_id,)
+        )
+        return [self._result(row) for row in rows]
+
+    def _result(self, row: tuple) -> ScoreRecord:
+        qid, scorer, version, rubric, model, applies, failed, scores, trace, created = row
+        where = row_name("results", [qid, scorer])
+        values = dict(
+            question_id=qid,
+            scorer=scorer,
+            scorer_version=version,
+            rubric_hash=rubric or None,
+            model=model or None,
+            applies=bool(integer(self.path, "results", where, "applies", applies, (0, 1))),
+            failed=failed,
+            scores=parsed(self.path, "results", where, "scores", _SCORES.validate_json, scores),
+            trace=parsed(self.path, "results", where, "trace", _TRACE.validate_json, trace),
+            created_at=created,
+        )
+        return parsed(self.path, "results", where, "", lambda data: ScoreRecord(**data), values)
+
+    def check(self) -> None:
+        """Read every row as the commands do, so a damaged file is refused (DamagedRunFile) before anything is written
+        into it."""
+        self.spec()
+        self.questions()
+        self.answers()
+        self.results()
+        self.result_keys()
+        with self._lock:
+            try:
+                for row in self.conn.execute("SELECT rowid, database, role, sql, body FROM statement_results"):
+                    body = self._kept_row(row)[3]
+                    where = row_name("statement_results", row[1:3], row[0])
+                    parsed(self.path, "statement_results", where, "body", _json_object, body)
+            except sqlite3.Error as error:
+                raise damage_of(self.path, "statement_results", error) from None
+
+    def _rows(self, table: str, sql: str, params: tuple = ()) -> list[tuple]:
+        return fetch_rows(self.conn, self.path, table, sql, params)
 
     def close(self) -> None:
         """Close the file (and release its lock: only after SQLite let go of it, so its own locks stay intact)."""
@@ -386,6 +467,41 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _json_object(body: str) -> dict:
+    data = json.loads(body)
+    if not isinstance(data, dict):
+        raise ValueError(f"a JSON object is expected, not {type(data).__name__}")
+    return data
+
+
+_RESULT_COLUMNS = (
+    "question_id",
+    "scorer",
+    "scorer_version",
+    "rubric_hash",
+    "model",
+    "applies",
+    "failed",
+    "scores",
+    "trace",
+    "created_at",
+)
+
+
+@functools.cache
+def _tables() -> dict[str, list[str]]:
+    """Each table of the newest run format with its columns, as the migrations make them."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for statement in ";".join(MIGRATIONS).split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {name: [r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')] for name in names}
+    finally:
+        conn.close()
 
 
 def scores_by_question(scores: list[Score]) -> dict[str, dict[str, float | None]]:
@@ -419,6 +535,8 @@ def recognize_run_file(path: Path) -> None:
     if (not magic or magic[0] != _MAGIC) and wal.is_file() and wal.stat().st_size > 0:
         # a database already in WAL use (a run killed before its first checkpoint): read it with its log
         version, magic = _read_magic(f"file:{quote(str(path.resolve()))}?mode=ro")
+    if not magic and _run_shaped(uri):
+        raise DamagedRunFile(path, "meta", "the table is missing or has no 'magic' row; it was left as it is")
     if not magic or magic[0] != _MAGIC:
         kind = "an SQLite database of something else" if version or _is_sqlite(uri) else "not even an SQLite file"
         raise FormatError(f"{path}: not a biarena run file ({kind}); it was left as it is")
@@ -447,6 +565,19 @@ def _read_magic(uri: str) -> tuple[int, tuple | None]:
         finally:
             conn.close()
     return version, magic
+
+
+def _run_shaped(uri: str) -> bool:
+    """Whether the database has the tables only a run file has (its meta table may be gone)."""
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return {"questions", "answers", "results"} <= names
 
 
 def _is_sqlite(uri: str) -> bool:

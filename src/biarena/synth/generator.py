@@ -28,6 +28,7 @@ from biarena.synth.expression import evaluate
 from biarena.synth.reader import open_output, output_format
 from biarena.synth.spec import Column, Rule, Spec
 from biarena.synth.writers import FORMATS, TableDef, open_writer, write_meta
+from biarena.yaml_load import load_yaml
 
 Columns = dict[str, np.ndarray]
 EPOCH = datetime(1970, 1, 1)
@@ -930,4 +931,5 @@ def stored_spec(path: str | Path) -> tuple[Spec, dict[str, Any]]:
     """The spec, seed and scale a generated database was made from."""
     with open_output(path) as output:
         meta = dict(output.query("SELECT key, value FROM _biarena_synth"))
-    return Spec.model_validate(yaml.safe_load(meta["spec"])), {"seed": int(meta["seed"]), "scale": float(meta["scale"])}
+    spec = Spec.model_validate(load_yaml(meta["spec"], f"{path}: the stored spec"))
+    return spec, {"seed": int(meta["seed"]), "scale": float(meta["scale"])}

@@ -88,6 +88,8 @@ def test_day_of_week_and_parts(engine: str, shop: Shop, request: pytest.FixtureR
     assert _rows(location, lambda ref, d: _per(sb.date_part(ref, "hour", d))) == hours
     months = sorted(Counter(m.strftime("%Y-%m") for m in _moments(shop)).items())
     assert _rows(location, lambda ref, d: _per(sb.month_label(ref, d))) == months
+    labels = sorted(Counter(str(m.year) for m in _moments(shop)).items())
+    assert _rows(location, lambda ref, d: _per(sb.year_label(ref, d))) == labels
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -165,11 +165,20 @@ def day_of_week(ref: ColumnRef, dialect: str) -> exp.Expression:
 
 def month_label(ref: ColumnRef, dialect: str) -> exp.Expression:
     """`YYYY-MM` text of each value's month: the same text on every engine."""
+    return _label(ref, "%Y-%m", "YYYY-MM", dialect)
+
+
+def year_label(ref: ColumnRef, dialect: str) -> exp.Expression:
+    """`YYYY` text of each value's year: the same text on every engine."""
+    return _label(ref, "%Y", "YYYY", dialect)
+
+
+def _label(ref: ColumnRef, strftime: str, to_char: str, dialect: str) -> exp.Expression:
     if dialect == "sqlite":
-        return _call("strftime", _text("%Y-%m"), column(ref))
+        return _call("strftime", _text(strftime), column(ref))
     if dialect == "postgres":
-        return _call("TO_CHAR", moment(ref, dialect), _text("YYYY-MM"))
-    return _call("STRFTIME", moment(ref, dialect), _text("%Y-%m"))
+        return _call("TO_CHAR", moment(ref, dialect), _text(to_char))
+    return _call("STRFTIME", moment(ref, dialect), _text(strftime))
 
 
 def shift(node: exp.Expression, days: int, dialect: str) -> exp.Expression:

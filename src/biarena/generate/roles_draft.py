@@ -38,6 +38,8 @@ class _Table:
     measures: list[str] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
+    fractions: set[str] = field(default_factory=set)
+    """Measures whose values all lie between 0 and 1: shares or rates, averaged rather than summed."""
 
 
 def _words(name: str) -> str:
@@ -89,6 +91,8 @@ def _read_table(db: Database, types: ColumnTypes, name: str) -> _Table:
             table.keys.append(column)
         if kind == "number" and not keyish and not _CALENDAR.match(column) and table.distinct[column] > 2:
             table.measures.append(column)
+            if values and all(0 <= float(v) <= 1 for v in values) and any(float(v) % 1 for v in values):
+                table.fractions.add(column)
         elif (
             kind in ("text", "number", "boolean")
             and 2 <= table.distinct[column] <= MAX_DIMENSION_VALUES
@@ -135,8 +139,8 @@ def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _aggregations(column: str) -> list[str]:
-    return ["avg", "max"] if _AVERAGED.search(column.lower()) else ["sum", "avg"]
+def _aggregations(column: str, fraction: bool) -> list[str]:
+    return ["avg", "max"] if fraction or _AVERAGED.search(column.lower()) else ["sum", "avg"]
 
 
 def draft_roles(db: Database, database: str) -> str:
@@ -172,15 +176,16 @@ def draft_roles(db: Database, database: str) -> str:
             lines.append(f"    ids: [{', '.join(_quote(k) for k in fact.keys)}]  # identifiers: filtered, never summed")
         lines.append("    metrics:")
         for column in fact.measures:
-            aggregations = ", ".join(_aggregations(column))
+            aggregations = ", ".join(_aggregations(column, column in fact.fractions))
             lines.append(
                 f"      - {{column: {_quote(column)}, aggregations: [{aggregations}], "
                 f"names: {{en: {_quote(_words(column))}}}}}"
             )
         dims = [(fact.name, c) for c in fact.dimensions]
-        for left, _, right, _ in joins:
+        for left, _, right, key in joins:
             if left == fact.name:
-                dims += [(right, c) for c in tables[right].dimensions if (right, c) not in dims]
+                # the joined table's key repeats the fact's own column: not a dimension of its own
+                dims += [(right, c) for c in tables[right].dimensions if (right, c) not in dims and c != key]
         if dims:
             lines.append("    dimensions:  # columns to filter and group by (few distinct values)")
         for holder, column in dims:

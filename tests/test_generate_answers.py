@@ -8,6 +8,7 @@ import pytest
 
 from biarena.benchmarks import load_benchmark, save_benchmark
 from biarena.generate.cca import generate_cca_answers, unsupported_evidence
+from biarena.generate.cca.staging import stage_as_sqlite
 from biarena.generate.cca.synthetic import ConstructError, RowInsert, parse_inserts
 from biarena.llm import ChatRequest, MockProvider, Model
 from biarena.records import Benchmark, DatabaseRef, Question
@@ -190,3 +191,63 @@ def test_the_command_line_annotates_and_refuses_bad_input(
     assert bad.returncode == 2 and "--base takes schema or data" in bad.stderr
     same = cli("generate", "answers", source, "-o", source)
     assert same.returncode == 2 and "another directory" in same.stderr
+
+
+def _duckdb_copy(sqlite_path: Path, target: Path) -> Path:
+    """The SQLite file's tables and rows in a DuckDB file (primary keys kept)."""
+    duckdb = pytest.importorskip("duckdb")
+    reader = sqlite3.connect(sqlite_path)
+    writer = duckdb.connect(str(target))
+    for (table,) in reader.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+        info = reader.execute(f'SELECT name, type, pk FROM pragma_table_info("{table}")').fetchall()
+        # SQLite's REAL is a double; DuckDB's is 4 bytes
+        kinds = [(n, (t or "VARCHAR").replace("REAL", "DOUBLE"), pk) for n, t, pk in info]
+        columns = ", ".join(f'"{n}" {t}' + (" PRIMARY KEY" if pk else "") for n, t, pk in kinds)
+        writer.execute(f'CREATE TABLE "{table}" ({columns})')
+        rows = reader.execute(f'SELECT * FROM "{table}"').fetchall()
+        if rows:
+            writer.executemany(f'INSERT INTO "{table}" VALUES ({", ".join("?" for _ in info)})', rows)
+    writer.close()
+    reader.close()
+    return target
+
+
+def test_a_duckdb_or_server_source_is_copied_into_sqlite_for_the_rows(
+    source: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The same annotation over the same tables in DuckDB and on PostgreSQL (the source is only read)."""
+    bench = load_benchmark(source)
+    bench.questions = bench.questions[:1]
+    sqlite_path = Path(bench.database_location("sales"))
+    _duckdb_copy(sqlite_path, source / "databases" / "sales.duckdb")
+    locations = {"duckdb": DatabaseRef(path="databases/sales.duckdb", dialect="duckdb")}
+    try:
+        from biarena.db import copy_database
+        from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
+
+        if postgres_bin() is None:
+            raise RuntimeError
+        pytest.importorskip("psycopg")
+        server = postgres_server()
+        base = server.__enter__()
+        request.addfinalizer(lambda: server.__exit__(None, None, None))
+        copy_database(sqlite_path, create_database(base, "sales"))
+        locations["postgres"] = DatabaseRef(url=create_read_only_role(base, "sales"), dialect="postgres")
+    except RuntimeError:
+        pass
+    for name, ref in locations.items():
+        other = bench.model_copy(update={"databases": {"sales": ref}})
+        out = tmp_path / name
+        generate_cca_answers(other, out, model=Model(MockProvider([annotator], model="annotator")))
+        made = load_benchmark(out)
+        assert [q.reference_answer for q in made.questions] == ["Dublin leads with 120.5; Paris is at -20."], name
+        with sqlite3.connect(made.database_location(made.questions[0].database)) as conn:
+            # the source's tables without their rows, plus the injected ones
+            assert conn.execute("SELECT count(*), sum(amount) FROM sales").fetchone() == (2, 100.5), name
+            assert conn.execute("SELECT count(*) FROM big").fetchone() == (0,), name
+        staged = stage_as_sqlite(
+            ref.url or str(source / "databases" / "sales.duckdb"), tmp_path / f"{name}.sqlite", with_rows=True
+        )
+        with sqlite3.connect(staged) as conn, sqlite3.connect(sqlite_path) as original:
+            query = "SELECT * FROM sales ORDER BY sale_id"
+            assert conn.execute(query).fetchall() == original.execute(query).fetchall(), name

@@ -7,7 +7,7 @@ import pytest
 
 from biarena.benchmarks import load_benchmark
 from biarena.errors import FormatError, UsageError
-from biarena.generate.bibench_questions import generate_bibench_questions
+from biarena.generate.bibench_questions import generate_bibench_questions, generate_template_questions
 from biarena.generate.bibench_questions.identifiers import named_identifier
 from biarena.llm import ChatRequest, MockProvider, Model, ModelError
 from tests.cli_in_process import cli
@@ -383,8 +383,11 @@ def test_a_question_that_repeats_itself_is_dropped(sales_db: Path, tmp_path: Pat
     [
         ("what was the total revenue by city", "by city what was the total revenue", True),
         ("what was the total revenue by city", "what was the total revenue for each city", True),
-        ("which product category sold the most units over the whole period in the data we hold today",
-         "which product category sold the most units over the entire period in the data we hold today", True),
+        (
+            "which product category sold the most units over the whole period in the data we hold today",
+            "which product category sold the most units over the entire period in the data we hold today",
+            True,
+        ),
         ("what is the average order value by city", "what is the average order value by region", False),
         ("what was the average ctr for all tasks", "what is the average ctr for all tasks", True),
         ("what was the total revenue by city", "what was the total revenue by product", False),
@@ -423,3 +426,33 @@ def test_each_cell_is_shown_the_questions_kept_so_far_and_near_duplicates_are_dr
     assert checks[reworded].reason == "near duplicate of sales/descriptive/basic/00"
     assert result.pipeline["near_duplicates"] == 1
     assert result.pipeline["steps"]["distinct"]["dropped_by_reason"] == {"near duplicate": 1}
+
+
+def test_the_pipeline_runs_on_duckdb_and_a_server_as_on_sqlite(
+    sales_db: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """BI-Bench's pipeline and the template method over the sales tables in DuckDB and on PostgreSQL."""
+    from biarena.db import copy_database
+    from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
+    from tests.test_generate_answers import _duckdb_copy
+
+    locations: dict[str, str] = {"duckdb": str(_duckdb_copy(sales_db, tmp_path / "sales.duckdb"))}
+    if postgres_bin() is not None:
+        pytest.importorskip("psycopg")
+        server = postgres_server()
+        base = server.__enter__()
+        request.addfinalizer(lambda: server.__exit__(None, None, None))
+        copy_database(sales_db, create_database(base, "sales"))
+        locations["postgres"] = create_read_only_role(base, "sales")
+    generate(sales_db, tmp_path / "sqlite")
+    expected = load_benchmark(tmp_path / "sqlite")
+    roles = tmp_path / "roles.yaml"
+    roles.write_text(SALES_ROLES, encoding="utf-8")
+    for name, location in locations.items():
+        generate(location, tmp_path / name)  # type: ignore[arg-type]
+        made = load_benchmark(tmp_path / name)
+        assert [(q.text, q.tables) for q in made.questions] == [(q.text, q.tables) for q in expected.questions]
+        ref = made.databases["sales"]
+        assert ref.dialect == name and (ref.url == location if name == "postgres" else ref.url is None)
+        templated = generate_template_questions(location, tmp_path / f"{name}-templates", roles_path=roles)
+        assert templated.questions and all(q.gold_sql for q in templated.questions), name

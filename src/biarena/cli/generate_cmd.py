@@ -15,13 +15,13 @@ from biarena.cli.legacy_flags import LEGACY, legacy_flags
 from biarena.cli.options import OPTIONS_FILE, flag, gather_options
 from biarena.db import describe_schema, open_database
 from biarena.errors import UsageError, did_you_mean
-from biarena.generate.factory import generate_questions, latest_time
+from biarena.generate.factory import latest_time
 from biarena.generate.roles import load_roles
 from biarena.generate.roles_check import check_roles
 from biarena.generate.templates import CATEGORIES
 from biarena.llm import Model
 from biarena.options import Options
-from biarena.records import Benchmark, DatabaseRef
+from biarena.records import Benchmark
 
 T = TypeVar("T")
 _SEE = "models: local (default), local:/path.gguf, openai:MODEL, openai:MODEL@URL"
@@ -31,40 +31,113 @@ app = typer.Typer(help="Generate benchmark questions.", no_args_is_help=True)
 
 @app.command("templates")
 def templates(
-    database: Path = typer.Argument(..., metavar="DB", help="SQLite or DuckDB file."),
-    roles_path: Path = typer.Option(..., "--roles", help="roles.yaml: metrics, dimensions, time, joins, mappings."),
+    database: str = typer.Argument(
+        ..., metavar="DB", help="SQLite or DuckDB file, or a server URL (postgresql://...)."
+    ),
+    roles_path: Path | None = typer.Option(
+        None, "--roles", help="roles.yaml: metrics, dimensions, time, joins, mappings (default: a draft of the schema)."
+    ),
     out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write."),
-    languages: str = typer.Option("en,zh", "--languages", help="Comma-separated languages (en, zh)."),
+    languages: str | None = typer.Option(
+        None, "--languages", help="Comma-separated languages (en, zh); default: those the roles file's names are in."
+    ),
     per_category: int = typer.Option(8, "--per-category", min=1, help="Questions (per language) per category."),
     seed: int = typer.Option(0, "--seed", help="Random seed: the same seed gives the same questions."),
     now: str | None = typer.Option(None, "--now", help="Clock anchor (ISO time); default: the latest timestamp."),
     name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),
 ) -> None:
-    """Instantiate the 9 BIS categories' templates (plus language) and keep questions whose gold returns rows."""
-    roles = load_roles(roles_path)
-    wanted = tuple(x.strip() for x in languages.split(",") if x.strip())
-    if not wanted or any(x not in ("en", "zh") for x in wanted):
-        raise UsageError(f"--languages takes en and/or zh, not '{languages}'")
+    """Instantiate the 9 BIS categories' templates (plus language) and keep questions whose gold returns rows.
+
+    Without --roles the roles are drafted from the schema (`biarena generate roles` writes that draft to edit).
+    """
+    from biarena.generate.database_location import DatabaseLocation
+    from biarena.generate.factory import covered_languages, generate_question_set
+
+    location = DatabaseLocation(database)
+    location.check_exists()
     with open_database(database) as db:
-        check_roles(roles, db, roles_path)
+        if roles_path is None:
+            roles = _drafted_roles(db, location.name)
+            roles_source: str | Path = "the roles drafted from the schema"
+            err.print(
+                Text(
+                    f"no --roles: using roles drafted from the schema of {location.shown} "
+                    "(biarena generate roles writes them to a file to edit)"
+                )
+            )
+        else:
+            roles, roles_source = load_roles(roles_path), roles_path
+        check_roles(roles, db, roles_source)
+        wanted = _languages(languages, covered_languages(roles))
         anchor = _anchor(now) or latest_time(db, roles)
-        questions = generate_questions(db, roles, languages=wanted, per_category=per_category, seed=seed, now=anchor)
+        made = generate_question_set(db, roles, languages=wanted, per_category=per_category, seed=seed, now=anchor)
         schema = describe_schema(db, sample_rows=0)
         dialect = db.dialect
+    questions = made.questions
     benchmark = Benchmark(
         name=name or out.name,
-        description=f"Template questions over {database.name} ({len(CATEGORIES)} categories).",
+        description=f"Template questions over {location.shown} ({len(CATEGORIES)} categories).",
         now=anchor,
         source_format="templates",
-        databases={roles.database: DatabaseRef(path=str(database.resolve()), dialect=dialect, description=schema)},
+        databases={roles.database: location.ref(dialect, schema)},
         questions=questions,
     )
     save_benchmark(benchmark, out)
     found = sorted({q.labels[0] for q in questions})
     missing = [c for c in CATEGORIES if f"bis:{c}" not in found]
-    err.print(Text(f"wrote {len(questions)} questions in {len(found)} categories to {out}"))
+    per_language = ", ".join(f"{sum(q.language == lang for q in questions)} {lang}" for lang in wanted)
+    err.print(Text(f"wrote {len(questions)} questions ({per_language}) in {len(found)} categories to {out}"))
+    for lang, count in sorted(made.untranslated.items()):
+        err.print(Text(f"left out {count} {lang} questions: a name they need has no '{lang}' translation in the roles"))
     if missing:
         err.print(Text(f"no sound question for: {', '.join(missing)} (check the roles file)"))
+
+
+@app.command("roles")
+def roles_draft(
+    database: str = typer.Argument(
+        ..., metavar="DB", help="SQLite or DuckDB file, or a server URL (postgresql://...)."
+    ),
+    out: Path = typer.Option(..., "-o", "--out", help="roles.yaml to write."),
+    name: str | None = typer.Option(None, "--name", help="The database's name in the benchmark (default: its file's)."),
+    force: bool = flag("--force", "Replace an existing file."),
+) -> None:
+    """Draft a roles file from the schema: time columns, measures, dimensions and joins, commented to edit."""
+    from biarena.generate.database_location import DatabaseLocation
+    from biarena.generate.roles_draft import draft_roles
+
+    if out.exists() and not force:
+        raise UsageError(f"{out} exists: choose another -o, or --force to replace it")
+    location = DatabaseLocation(database)
+    location.check_exists()
+    with open_database(database) as db:
+        try:
+            text = draft_roles(db, name or location.name)
+        except ValueError as error:
+            raise UsageError(f"{location.shown}: {error}") from None
+    out.write_text(text, encoding="utf-8")
+    err.print(Text(f"wrote {out}: check it, then biarena generate templates {database} --roles {out} -o BENCH"))
+
+
+def _drafted_roles(db: Any, database: str) -> Any:
+    import yaml
+
+    from biarena.generate.roles import Roles
+    from biarena.generate.roles_draft import draft_roles
+
+    try:
+        return Roles.model_validate(yaml.safe_load(draft_roles(db, database)))
+    except ValueError as error:
+        raise UsageError(f"{database}: {error}") from None
+
+
+def _languages(text: str | None, covered: tuple[str, ...]) -> tuple[str, ...]:
+    if text is None:
+        return covered
+    wanted = tuple(x.strip() for x in text.split(",") if x.strip())
+    if not wanted or any(x not in ("en", "zh") for x in wanted):
+        raise UsageError(f"--languages takes en and/or zh, not '{text}'")
+    return wanted
 
 
 def _anchor(text: str | None) -> datetime | None:
@@ -192,7 +265,9 @@ def _methods_help() -> str:
 
 @app.command("questions", cls=legacy_flags(QUESTIONS_FLAGS))
 def questions(
-    database: Path = typer.Argument(..., metavar="DB", help="SQLite or DuckDB file."),
+    database: str = typer.Argument(
+        ..., metavar="DB", help="SQLite or DuckDB file, or a server URL (postgresql://...)."
+    ),
     out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write (continued when it holds one)."),
     method: str = typer.Option("llm", "--method", help="llm (BI-Bench's pipeline) or template (the template factory)."),
     model: str = typer.Option(
@@ -229,8 +304,9 @@ def questions(
 
     if method not in METHODS:
         raise UsageError(f"--method takes llm or template, not '{method}'{did_you_mean(method, list(METHODS))}")
-    if not database.is_file():
-        raise UsageError(f"database file not found: {database}")
+    from biarena.generate.database_location import DatabaseLocation
+
+    DatabaseLocation(database).check_exists()
     pairs = [*(legacy or []), *(option or [])]
     chosen = gather_options(METHODS[method], f"method '{method}'", pairs, options_file)
     if isinstance(chosen, TemplateQuestionsOptions):

@@ -1,34 +1,65 @@
 """The template question factory: BIS-category questions with gold SQL for any annotated database."""
 
 import random
-from datetime import datetime
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sqlglot import exp
 
 from biarena.db import Database, SqlProblem
+from biarena.errors import UsageError
+from biarena.generate import sql_builder as sb
+from biarena.generate.column_types import ColumnTypes
 from biarena.generate.roles import Roles
-from biarena.generate.templates import CATEGORIES, TEMPLATES, Context, TemplateDraft
+from biarena.generate.templates import CATEGORIES, LANGUAGES, TEMPLATES, Context, TemplateDraft
 from biarena.records import Question
 
 
-def _dates(db: Database, roles: Roles) -> list[str]:
+def check_dialect(db: Database) -> None:
+    """Raise UsageError when question SQL cannot be written for the database's engine."""
+    if db.dialect not in sb.DIALECTS:
+        raise UsageError(f"questions are generated for SQLite, DuckDB and PostgreSQL databases, not {db.dialect}")
+
+
+def _dates(db: Database, roles: Roles, types: ColumnTypes) -> list[str]:
     dates: set[str] = set()
     for fact in roles.facts:
         if fact.time:
-            column = fact.time.column
-            rows = db.execute(f'SELECT DISTINCT substr("{column}", 1, 10) FROM "{fact.table}"', max_rows=100_000).rows
-            dates.update(str(r[0]) for r in rows if r[0])
+            day = sb.day(types.ref(fact.table, fact.time.column), db.dialect)
+            query = exp.select(day).distinct().from_(sb.table(fact.table))
+            rows = db.execute(sb.render(query, db.dialect), max_rows=100_000).rows
+            dates.update(str(r[0])[:10] for r in rows if r[0])
     return sorted(dates)
+
+
+def _as_moment(value: object) -> datetime:
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=None)
+    if isinstance(value, date):
+        return datetime.combine(value, datetime.min.time())
+    return datetime.fromisoformat(str(value))
 
 
 def latest_time(db: Database, roles: Roles) -> datetime | None:
     """The latest timestamp in the facts' time columns: the default clock anchor."""
     latest = None
+    types = ColumnTypes(db)
     for fact in roles.facts:
         if fact.time:
-            value = db.execute(f'SELECT max("{fact.time.column}") FROM "{fact.table}"').rows[0][0]
+            moment = sb.moment(types.ref(fact.table, fact.time.column), db.dialect)
+            query = exp.select(exp.Max(this=moment)).from_(sb.table(fact.table))
+            value = db.execute(sb.render(query, db.dialect)).rows[0][0]
             if value:
-                moment = datetime.fromisoformat(str(value))
-                latest = moment if latest is None or moment > latest else latest
+                found = _as_moment(value)
+                latest = found if latest is None or found > latest else latest
     return latest
+
+
+def covered_languages(roles: Roles) -> tuple[str, ...]:
+    """The languages every metric and dimension name of the roles file is given in (English always)."""
+    names = [m.names for f in roles.facts for m in f.metrics] + [d.names for f in roles.facts for d in f.dimensions]
+    return tuple(lang for lang in LANGUAGES if all(n.get(lang, "").strip() for n in names))
 
 
 def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> bool:
@@ -48,7 +79,15 @@ def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> 
     return True
 
 
-def generate_questions(
+@dataclass
+class GeneratedQuestions:
+    """What the factory made, and how many questions it left out per language for want of a translated name."""
+
+    questions: list[Question]
+    untranslated: Counter[str] = field(default_factory=Counter)
+
+
+def generate_question_set(
     db: Database,
     roles: Roles,
     *,
@@ -57,11 +96,17 @@ def generate_questions(
     seed: int = 0,
     now: datetime | None = None,
     categories: tuple[str, ...] = CATEGORIES,
-) -> list[Question]:
-    """Instantiate each category's templates, keep `per_category` sound drafts, one question per language."""
+) -> GeneratedQuestions:
+    """Instantiate each category's templates, keep `per_category` sound drafts, one question per language.
+
+    A language is asked only where every name the question needs is translated in the roles file; the questions
+    left out are counted per language.
+    """
+    check_dialect(db)
     rng = random.Random(seed)
-    context = Context(roles=roles, db=db, rng=rng, dates=_dates(db, roles))
-    questions: list[Question] = []
+    types = ColumnTypes(db)
+    context = Context(roles=roles, db=db, rng=rng, dates=_dates(db, roles, types), anchor=now, _types=types)
+    made = GeneratedQuestions([])
     for category in categories:
         kept = 0
         for draft in TEMPLATES[category](context):
@@ -70,9 +115,10 @@ def generate_questions(
             wanted = [lang for lang in languages if lang in draft.texts]
             if not wanted or not draft_is_sound(db, draft, now):
                 continue
+            made.untranslated.update(lang for lang in draft.untranslated if lang in languages)
             group = f"{roles.database}/{category}/{kept:03d}"
             for lang in wanted:
-                questions.append(
+                made.questions.append(
                     Question(
                         id=f"{group}/{lang}",
                         text=draft.texts[lang],
@@ -85,4 +131,20 @@ def generate_questions(
                     )
                 )
             kept += 1
-    return questions
+    return made
+
+
+def generate_questions(
+    db: Database,
+    roles: Roles,
+    *,
+    languages: tuple[str, ...] = ("en", "zh"),
+    per_category: int = 8,
+    seed: int = 0,
+    now: datetime | None = None,
+    categories: tuple[str, ...] = CATEGORIES,
+) -> list[Question]:
+    """The questions of generate_question_set, without the counts."""
+    return generate_question_set(
+        db, roles, languages=languages, per_category=per_category, seed=seed, now=now, categories=categories
+    ).questions

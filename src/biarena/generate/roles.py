@@ -51,7 +51,7 @@ class Dimension(BaseModel):
 
 
 class TimeRole(BaseModel):
-    """The fact table's timestamp column (ISO text, `YYYY-MM-DD HH:MM:SS`)."""
+    """The fact table's time column: a DATE or TIMESTAMP column, or ISO text (`YYYY-MM-DD HH:MM:SS`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -114,6 +114,7 @@ class Roles(BaseModel):
     database: str
     """Name of the database in the benchmark."""
     dialect: str = "sqlite"
+    """The engine the roles were drafted on (informative: gold SQL is written for the database opened)."""
     facts: list[Fact]
     joins: list[Join] = Field(default_factory=list)
     mappings: list[ValueMapping] = Field(default_factory=list)

@@ -3,9 +3,13 @@
 import difflib
 from pathlib import Path
 
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
 from biarena.db import Database
 from biarena.db.errors import SqlProblem
 from biarena.errors import FormatError
+from biarena.generate import sql_builder as sb
 from biarena.generate.roles import Roles
 
 
@@ -50,8 +54,10 @@ def check_roles(roles: Roles, db: Database, path: str | Path) -> None:
             column(meaning, mapping.table, f"{at}, meaning column")
         if mapping.where:
             try:
-                db.execute(f'SELECT 1 FROM "{mapping.table}" WHERE {mapping.where} LIMIT 1')
-            except SqlProblem as error:
+                condition = exp.condition(mapping.where, dialect=db.dialect)
+                query = exp.select(exp.Literal.number(1)).from_(sb.table(mapping.table)).where(condition).limit(1)
+                db.execute(sb.render(query, db.dialect))
+            except (SqlProblem, SqlglotError) as error:
                 reason = " ".join(str(error).split())
                 raise FormatError(f"{path}: {at}, where: '{mapping.where}' fails: {reason}") from None
 

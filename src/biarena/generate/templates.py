@@ -1,12 +1,18 @@
-"""Question templates of the nine BIS categories plus language, with their gold SQL."""
+"""Question templates of the nine BIS categories plus language, with their gold SQL for the database's engine."""
 
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from sqlglot import exp
 
 from biarena.db import Database
-from biarena.generate.phrasing import AGGREGATION_WORDS, chinese_date, english_date, plural, sql_literal, zh
+from biarena.generate import sql_builder as sb
+from biarena.generate.column_types import ColumnTypes
+from biarena.generate.phrasing import AGGREGATION_WORDS, chinese_date, english_date, plural, zh
 from biarena.generate.roles import Dimension, Fact, Metric, Roles
+from biarena.generate.sql_builder import ColumnRef
 
 CATEGORIES = (
     "filtering",
@@ -20,6 +26,8 @@ CATEGORIES = (
     "percentage",
     "language",
 )
+LANGUAGES = ("en", "zh")
+"""Languages the templates are worded in."""
 
 
 @dataclass(frozen=True)
@@ -34,28 +42,63 @@ class TemplateDraft:
     """For top/bottom questions: the same query with LIMIT k + 1, to find ties at the cut."""
     limit: int | None = None
     labels: tuple[str, ...] = field(default_factory=tuple)
+    untranslated: tuple[str, ...] = ()
+    """Languages left out because a name the question needs has no translation in the roles file."""
 
 
 @dataclass
 class Context:
-    """What templates read: the roles, the database, a seeded random source and the time phrases."""
+    """What templates read: the roles, the database, a seeded random source, the days with data and the anchor."""
 
     roles: Roles
     db: Database
     rng: random.Random
     dates: list[str]
+    anchor: datetime | None = None
+    """The moment questions are asked: 'today', 'the last 7 days' are computed from it."""
     _values: dict[tuple[str, str], list] = field(default_factory=dict)
+    _types: ColumnTypes | None = None
+
+    @property
+    def dialect(self) -> str:
+        """The engine's sqlglot dialect: what the gold SQL is written in."""
+        return self.db.dialect
+
+    @property
+    def types(self) -> ColumnTypes:
+        """How the engine stores each column."""
+        if self._types is None:
+            self._types = ColumnTypes(self.db)
+        return self._types
+
+    def ref(self, table: str, name: str, qualified: bool = False) -> ColumnRef:
+        """A typed reference to a column."""
+        return self.types.ref(table, name, qualified=qualified)
+
+    def sql(self, node: exp.Expression) -> str:
+        """The expression as the engine's SQL."""
+        return sb.render(node, self.dialect)
+
+    def now(self) -> datetime:
+        """The anchor, or the end of the last day with data when none was given."""
+        if self.anchor is not None:
+            return self.anchor
+        last = date.fromisoformat(self.dates[-1]) if self.dates else date.today()
+        return datetime.combine(last, datetime.max.time()).replace(microsecond=0)
 
     def values(self, fact: Fact, dim: Dimension) -> list:
         """Distinct values of a dimension (sorted), or [] when it has too many to group by."""
         table = dim.table or fact.table
         key = (table, dim.column)
         if key not in self._values:
-            column = _q(dim.column)
-            rows = self.db.execute(
-                f"SELECT DISTINCT {column} FROM {_q(table)} WHERE {column} IS NOT NULL ORDER BY {column}",
-                max_rows=dim.max_values + 1,
-            ).rows
+            col = sb.column(ColumnRef(dim.column))
+            query = (
+                exp.select(col)
+                .distinct()
+                .from_(sb.table(table))
+                .where(exp.Not(this=exp.Is(this=col, expression=exp.Null())))
+            ).order_by(col)
+            rows = self.db.execute(self.sql(query), max_rows=dim.max_values + 1).rows
             self._values[key] = [r[0] for r in rows] if len(rows) <= dim.max_values else []
         return self._values[key]
 
@@ -64,40 +107,82 @@ class Context:
         return self.rng.sample(items, k) if len(items) >= k else []
 
 
-def _q(name: str) -> str:
-    return name if name.isidentifier() and name.lower() not in {"index", "order", "group", "select"} else f'"{name}"'
+@dataclass(frozen=True)
+class Source:
+    """Where a question reads from: the fact table, maybe joined to the dimension's table."""
+
+    fact: str
+    tables: tuple[str, ...]
+    join: tuple[str, exp.Expression] | None = None
+
+    @property
+    def qualified(self) -> bool:
+        """True when column refs need their table (a join is made)."""
+        return self.join is not None
+
+    def select(self, *columns: exp.Expression) -> exp.Select:
+        """SELECT columns FROM the source."""
+        query = exp.select(*columns).from_(sb.table(self.fact))
+        if self.join is not None:
+            other, condition = self.join
+            query = query.join(sb.table(other), on=condition)
+        return query
 
 
-def _metric_ref(fact: Fact, metric: Metric, qualified: bool) -> str:
-    return f"{_q(fact.table)}.{_q(metric.column)}" if qualified else _q(metric.column)
-
-
-def _agg(aggregation: str, ref: str) -> str:
-    return {"count": f"COUNT({ref})"}.get(aggregation, f"{aggregation.upper()}({ref})")
-
-
-def _source(roles: Roles, fact: Fact, dim: Dimension | None) -> tuple[str, str, bool, tuple[str, ...]]:
-    """FROM clause, the dimension's column reference, whether refs need qualifying, tables used."""
-    if dim is None or dim.table is None or dim.table == fact.table:
-        ref = _q(dim.column) if dim else ""
-        return _q(fact.table), ref, False, (fact.table,)
-    join = roles.join_to(fact.table, dim.table)
+def _source(ctx: Context, fact: Fact, dim: Dimension | None) -> tuple[Source, exp.Expression | None]:
+    """The source a question on `fact` (and `dim`) reads, and the dimension's column expression."""
+    if dim is None:
+        return Source(fact.table, (fact.table,)), None
+    if dim.table is None or dim.table == fact.table:
+        return Source(fact.table, (fact.table,)), sb.column(ColumnRef(dim.column))
+    join = ctx.roles.join_to(fact.table, dim.table)
     if join is None:
         raise ValueError(f"no join from {fact.table} to {dim.table}")
-    left, right = (f"{_q(p.split('.')[0])}.{_q(p.split('.')[1])}" for p in (join.left, join.right))
-    clause = f"{_q(fact.table)} JOIN {_q(dim.table)} ON {left} = {right}"
-    return clause, f"{_q(dim.table)}.{_q(dim.column)}", True, (fact.table, dim.table)
+    left, right = (sb.column(ColumnRef(*reversed(side.split(".", 1)))) for side in (join.left, join.right))
+    source = Source(fact.table, (fact.table, dim.table), (dim.table, exp.EQ(this=left, expression=right)))
+    return source, sb.column(ColumnRef(dim.column, dim.table))
+
+
+def _measure(fact: Fact, metric: Metric, aggregation: str, qualified: bool) -> exp.Expression:
+    ref = ColumnRef(metric.column, fact.table if qualified else None)
+    return sb.aggregate(aggregation, sb.column(ref))
+
+
+def _value(node: exp.Expression, name: str = "value") -> exp.Expression:
+    return exp.alias_(node, name)
+
+
+def _eq(node: exp.Expression, value: object, dialect: str) -> exp.Expression:
+    return exp.EQ(this=node.copy(), expression=sb.literal(value, dialect))
+
+
+def _covered(texts: dict[str, str], *names: dict[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The texts whose language every name has a translation in, and the languages left out."""
+    kept = {lang: text for lang, text in texts.items() if all(n.get(lang, "").strip() for n in names)}
+    return kept, tuple(lang for lang in texts if lang not in kept)
+
+
+def _draft(
+    category: str,
+    texts: dict[str, str],
+    names: list[dict[str, str]],
+    sql: str,
+    tables: tuple[str, ...],
+    **extra: object,
+) -> TemplateDraft:
+    kept, left_out = _covered(texts, *names)
+    return TemplateDraft(category, kept, sql, tables, untranslated=left_out, **extra)  # type: ignore[arg-type]
 
 
 def _words(metric: Metric, aggregation: str) -> dict[str, str]:
     agg = AGGREGATION_WORDS[aggregation]
-    return {"en": f"{agg['en']} {metric.names['en']}", "zh": zh(agg["zh"], metric.names.get("zh", metric.names["en"]))}
+    return {"en": f"{agg['en']} {metric.names['en']}", "zh": zh(agg["zh"], metric.names.get("zh", ""))}
 
 
 def _dim_words(dim: Dimension) -> dict[str, str]:
     return {
         "en": dim.names["en"],
-        "zh": dim.names.get("zh", dim.names["en"]),
+        "zh": dim.names.get("zh", ""),
         "en_plural": dim.plural.get("en", plural(dim.names["en"])),
     }
 
@@ -123,23 +208,25 @@ def filtering(ctx: Context) -> list[TemplateDraft]:
     drafts = []
     for i, (fact, metric, aggregation, dim) in enumerate(_combos(ctx)):
         words, dw = _words(metric, aggregation), _dim_words(dim)
-        source, ref, qualified, tables = _source(ctx.roles, fact, dim)
-        expr = _agg(aggregation, _metric_ref(fact, metric, qualified))
+        source, ref = _source(ctx, fact, dim)
+        assert ref is not None
+        measure = _measure(fact, metric, aggregation, source.qualified)
         if i % 3 == 2 and len(ctx.values(fact, dim)) >= 2:
             a, b = ctx.pick(ctx.values(fact, dim), 2)
             texts = {
                 "en": f"What is the {words['en']} for {dw['en']} {a} and {b}?",
                 "zh": zh(f"{dw['zh']}", f"{a}", "和", f"{b}", "的", words["zh"], "是多少？"),
             }
-            where = f"{ref} IN ({sql_literal(a)}, {sql_literal(b)})"
+            where = exp.In(this=ref, expressions=[sb.literal(a, ctx.dialect), sb.literal(b, ctx.dialect)])
         else:
             (value,) = ctx.pick(ctx.values(fact, dim))
             texts = {
                 "en": f"What is the {words['en']} of {dw['en']} {value}?",
                 "zh": zh(dw["zh"], str(value), "的", words["zh"], "是多少？"),
             }
-            where = f"{ref} = {sql_literal(value)}"
-        drafts.append(TemplateDraft("filtering", texts, f"SELECT {expr} FROM {source} WHERE {where}", tables))
+            where = _eq(ref, value, ctx.dialect)
+        sql = ctx.sql(source.select(measure).where(where))
+        drafts.append(_draft("filtering", texts, [metric.names, dim.names], sql, source.tables))
     return drafts
 
 
@@ -148,11 +235,12 @@ def aggregation(ctx: Context) -> list[TemplateDraft]:
     drafts = []
     for fact, metric, agg, dim in _combos(ctx):
         words, dw = _words(metric, agg), _dim_words(dim)
-        source, ref, qualified, tables = _source(ctx.roles, fact, dim)
-        expr = _agg(agg, _metric_ref(fact, metric, qualified))
+        source, ref = _source(ctx, fact, dim)
+        assert ref is not None
+        measure = _measure(fact, metric, agg, source.qualified)
         texts = {"en": f"Show the {words['en']} per {dw['en']}.", "zh": zh("按", dw["zh"], "统计", words["zh"])}
-        sql = f"SELECT {ref}, {expr} AS value FROM {source} GROUP BY {ref}"
-        drafts.append(TemplateDraft("aggregation", texts, sql, tables))
+        sql = ctx.sql(source.select(ref, _value(measure)).group_by(ref.copy()))
+        drafts.append(_draft("aggregation", texts, [metric.names, dim.names], sql, source.tables))
     return drafts
 
 
@@ -166,43 +254,60 @@ def top_bottom(ctx: Context) -> list[TemplateDraft]:
         k = min(count - 1, 3 + i % 3)
         highest = i % 2 == 0
         words, dw = _words(metric, agg), _dim_words(dim)
-        source, ref, qualified, tables = _source(ctx.roles, fact, dim)
-        expr = _agg(agg, _metric_ref(fact, metric, qualified))
+        source, ref = _source(ctx, fact, dim)
+        assert ref is not None
+        measure = _measure(fact, metric, agg, source.qualified)
         texts = {
             "en": f"Which {k} {dw['en_plural']} have the {'highest' if highest else 'lowest'} {words['en']}?",
             "zh": zh(words["zh"], "最高" if highest else "最低", f"的前{k}个", dw["zh"], "是哪些？"),
         }
         # the dimension breaks ties, so that the order of the rows (compared as ordered) is the gold's alone
-        direction = "DESC" if highest else "ASC"
-        base = f"SELECT {ref}, {expr} AS value FROM {source} GROUP BY {ref} ORDER BY value {direction}, {ref}"
+        base = (
+            source.select(ref, _value(measure))
+            .group_by(ref.copy())
+            .order_by(exp.Ordered(this=exp.column("value"), desc=highest), exp.Ordered(this=ref.copy()))
+        )
         drafts.append(
-            TemplateDraft("top_bottom", texts, f"{base} LIMIT {k}", tables, probe_sql=f"{base} LIMIT {k + 1}", limit=k)
+            _draft(
+                "top_bottom",
+                texts,
+                [metric.names, dim.names],
+                ctx.sql(base.limit(k)),
+                source.tables,
+                probe_sql=ctx.sql(base.limit(k + 1)),
+                limit=k,
+            )
         )
     return drafts
 
 
-def time_phrases(ctx: Context, column: str) -> list[tuple[dict[str, str], str]]:
-    """Formal and informal time expressions with their SQL condition on `column`."""
-    col = _q(column)
+def time_phrases(ctx: Context, ref: ColumnRef) -> list[tuple[dict[str, str], exp.Expression]]:
+    """Formal and informal time expressions with their condition on the time column, relative to the anchor."""
+    d = ctx.dialect
+    now = ctx.now()
+    today = now.date()
     n = ctx.rng.choice([3, 5, 7])
     hours = ctx.rng.choice([6, 12, 24])
     day = ctx.rng.choice(ctx.dates[1:-1]) if len(ctx.dates) > 2 else ctx.dates[0]
     start, end = sorted(ctx.rng.sample(ctx.dates[:-1], 2)) if len(ctx.dates) > 2 else (day, day)
     recent = ctx.roles.recent_days
-    monday = "date('now', '-6 days', 'weekday 1')"
+    monday = datetime.combine(sb.week_start(today), datetime.min.time())
     return [
-        ({"en": f"in the last {n} days", "zh": f"最近{n}天"}, f"{col} >= datetime('now', '-{n} days')"),
-        ({"en": f"on {day}", "zh": day}, f"date({col}) = '{day}'"),
-        ({"en": f"on {english_date(day)}", "zh": chinese_date(day)}, f"date({col}) = '{day}'"),
-        ({"en": "yesterday", "zh": "昨天"}, f"date({col}) = date('now', '-1 day')"),
-        ({"en": "today", "zh": "今天"}, f"date({col}) = date('now')"),
-        ({"en": "last week", "zh": "上周"}, f"{col} >= date({monday}, '-7 days') AND {col} < {monday}"),
-        ({"en": "this week", "zh": "本周"}, f"{col} >= {monday}"),
-        ({"en": "recently", "zh": "最近"}, f"{col} >= datetime('now', '-{recent} days')"),
-        ({"en": f"in the last {hours} hours", "zh": f"过去{hours}小时"}, f"{col} >= datetime('now', '-{hours} hours')"),
+        ({"en": f"in the last {n} days", "zh": f"最近{n}天"}, sb.last_days(ref, n, now, d)),
+        ({"en": f"on {day}", "zh": day}, sb.on_day(ref, date.fromisoformat(day), d)),
+        ({"en": f"on {english_date(day)}", "zh": chinese_date(day)}, sb.on_day(ref, date.fromisoformat(day), d)),
+        ({"en": "yesterday", "zh": "昨天"}, sb.on_day(ref, today - timedelta(days=1), d)),
+        ({"en": "today", "zh": "今天"}, sb.on_day(ref, today, d)),
+        ({"en": "last week", "zh": "上周"}, sb.within(ref, monday - timedelta(days=7), monday, d)),
+        ({"en": "this week", "zh": "本周"}, sb.since(ref, monday, d)),
+        ({"en": "recently", "zh": "最近"}, sb.last_days(ref, recent, now, d)),
+        (
+            {"en": f"in the last {hours} hours", "zh": f"过去{hours}小时"},
+            sb.since(ref, now - timedelta(hours=hours), d),
+        ),
         (
             {"en": f"between {start} and {end}", "zh": f"{start}到{end}之间"},
-            f"date({col}) BETWEEN '{start}' AND '{end}'",
+            sb.days_between(ref, date.fromisoformat(start), date.fromisoformat(end), d),
         ),
     ]
 
@@ -213,20 +318,24 @@ def _timed(ctx: Context) -> list[tuple[Fact, Metric, str]]:
     return out
 
 
+def _time_ref(ctx: Context, fact: Fact) -> ColumnRef:
+    assert fact.time is not None
+    return ctx.ref(fact.table, fact.time.column)
+
+
 def time_period(ctx: Context) -> list[TemplateDraft]:
     """A metric over a formal or informal time period."""
     drafts = []
     for fact, metric, agg in _timed(ctx):
-        assert fact.time is not None
         words = _words(metric, agg)
-        expr = _agg(agg, _q(metric.column))
-        for phrase, condition in time_phrases(ctx, fact.time.column):
+        source, _ = _source(ctx, fact, None)
+        for phrase, condition in time_phrases(ctx, _time_ref(ctx, fact)):
             texts = {
                 "en": f"What was the {words['en']} {phrase['en']}?",
                 "zh": zh(phrase["zh"], "的", words["zh"], "是多少？"),
             }
-            sql = f"SELECT {expr} FROM {_q(fact.table)} WHERE {condition}"
-            drafts.append(TemplateDraft("time_period", texts, sql, (fact.table,)))
+            sql = ctx.sql(source.select(_measure(fact, metric, agg, False)).where(condition))
+            drafts.append(_draft("time_period", texts, [metric.names], sql, source.tables))
     ctx.rng.shuffle(drafts)
     return drafts
 
@@ -240,95 +349,179 @@ def comparison(ctx: Context) -> list[TemplateDraft]:
             continue
         a, b = pair
         words, dw = _words(metric, agg), _dim_words(dim)
-        source, ref, qualified, tables = _source(ctx.roles, fact, dim)
-        expr = _agg(agg, _metric_ref(fact, metric, qualified))
+        source, ref = _source(ctx, fact, dim)
+        assert ref is not None
+        measure = _measure(fact, metric, agg, source.qualified)
         texts = {
             "en": f"Compare the {words['en']} of {dw['en']} {a} and {dw['en']} {b}.",
             "zh": zh("对比", dw["zh"], str(a), "和", str(b), "的", words["zh"]),
         }
-        sql = (
-            f"WITH first AS (SELECT {expr} AS value FROM {source} WHERE {ref} = {sql_literal(a)}), "
-            f"second AS (SELECT {expr} AS value FROM {source} WHERE {ref} = {sql_literal(b)}) "
-            f"SELECT first.value AS value_1, second.value AS value_2 FROM first, second"
+        first = source.select(_value(measure.copy())).where(_eq(ref, a, ctx.dialect))
+        second = source.select(_value(measure.copy())).where(_eq(ref, b, ctx.dialect))
+        query = (
+            exp.select(
+                _value(exp.column("value", "first_value_set"), "value_1"),
+                _value(exp.column("value", "second_value_set"), "value_2"),
+            )
+            .from_("first_value_set")
+            .join("second_value_set", join_type="cross")
+            .with_("first_value_set", as_=first)
+            .with_("second_value_set", as_=second)
         )
-        drafts.append(TemplateDraft("comparison", texts, sql, tables))
+        drafts.append(_draft("comparison", texts, [metric.names, dim.names], ctx.sql(query), source.tables))
     return drafts
 
 
 def trend(ctx: Context) -> list[TemplateDraft]:
-    """A metric per day (or per hour today) over a recent period, in time order."""
+    """A metric per day (or per hour today, per week, per month) over a recent period, in time order."""
     drafts = []
+    d = ctx.dialect
+    now = ctx.now()
+    span = (date.fromisoformat(ctx.dates[-1]) - date.fromisoformat(ctx.dates[0])).days if ctx.dates else 0
     for i, (fact, metric, agg) in enumerate(_timed(ctx)):
         assert fact.time is not None
-        col = _q(fact.time.column)
+        ref = _time_ref(ctx, fact)
         words = _words(metric, agg)
-        expr = _agg(agg, _q(metric.column))
+        measure = _measure(fact, metric, agg, False)
+        source, _ = _source(ctx, fact, None)
         if i % 3 == 2 and fact.time.grain == "hour":
             texts = {"en": f"Show the hourly {words['en']} today.", "zh": zh("今天每小时的", words["zh"])}
-            sql = (
-                f"SELECT substr({col}, 1, 13) AS hour, {expr} AS value FROM {_q(fact.table)} "
-                f"WHERE date({col}) = date('now') GROUP BY substr({col}, 1, 13) ORDER BY hour"
-            )
+            bucket, name, condition = sb.truncate(ref, "hour", d), "hour", sb.on_day(ref, now.date(), d)
+        elif i % 3 == 1 and span >= 56:
+            weeks = ctx.rng.choice([4, 8])
+            start = datetime.combine(sb.week_start(now.date()) - timedelta(weeks=weeks - 1), datetime.min.time())
+            texts = {
+                "en": f"Show the weekly {words['en']} over the last {weeks} weeks.",
+                "zh": zh(f"最近{weeks}周每周的", words["zh"], "趋势"),
+            }
+            bucket, name, condition = sb.truncate(ref, "week", d), "week", sb.since(ref, start, d)
+        elif i % 3 == 1 and span >= 180:
+            start = datetime(now.year, 1, 1)
+            texts = {"en": f"Show the monthly {words['en']} this year.", "zh": zh("今年每月的", words["zh"])}
+            bucket, name, condition = sb.truncate(ref, "month", d), "month", sb.since(ref, start, d)
         else:
             n = ctx.rng.choice([5, 7, 10, 14])
+            start = datetime.combine(now.date() - timedelta(days=n), datetime.min.time())
             texts = {
                 "en": f"Show the daily {words['en']} over the last {n} days.",
                 "zh": zh(f"最近{n}天每天的", words["zh"], "趋势"),
             }
-            sql = (
-                f"SELECT date({col}) AS day, {expr} AS value FROM {_q(fact.table)} "
-                f"WHERE {col} >= date('now', '-{n} days') GROUP BY date({col}) ORDER BY day"
-            )
-        drafts.append(TemplateDraft("trend", texts, sql, (fact.table,)))
+            bucket, name, condition = sb.day(ref, d), "day", sb.since(ref, start, d)
+        query = (
+            source.select(_value(bucket, name), _value(measure))
+            .where(condition)
+            .group_by(bucket.copy())
+            .order_by(exp.column(name))
+        )
+        drafts.append(_draft("trend", texts, [metric.names], ctx.sql(query), source.tables))
     return drafts
 
 
-def trend_comparison(ctx: Context) -> list[TemplateDraft]:
-    """Daily values of two periods aligned day by day."""
-    drafts = []
-    monday = "date('now', '-6 days', 'weekday 1')"
-    periods = [
-        (
-            {"en": "this week with last week", "zh": "本周和上周"},
-            f"{{c}} >= {monday}",
-            f"{{c}} >= date({monday}, '-7 days') AND {{c}} < {monday}",
-        ),
+def _periods(ctx: Context) -> list[tuple[dict[str, str], tuple[datetime, datetime | None], tuple[datetime, datetime]]]:
+    """Two periods to align day by day: (phrase, recent [start, end), earlier [start, end))."""
+    today = ctx.now().date()
+    midnight = datetime.combine(today, datetime.min.time())
+    monday = datetime.combine(sb.week_start(today), datetime.min.time())
+    day = timedelta(days=1)
+    return [
+        ({"en": "this week with last week", "zh": "本周和上周"}, (monday, None), (monday - 7 * day, monday)),
         (
             {"en": "the last 3 days with the 3 days before", "zh": "最近3天和之前3天"},
-            "{c} >= date('now', '-2 days')",
-            "{c} >= date('now', '-5 days') AND {c} < date('now', '-2 days')",
+            (midnight - 2 * day, None),
+            (midnight - 5 * day, midnight - 2 * day),
         ),
         (
             {"en": "the last 7 days with the 7 days before", "zh": "最近7天和之前7天"},
-            "{c} >= date('now', '-6 days')",
-            "{c} >= date('now', '-13 days') AND {c} < date('now', '-6 days')",
+            (midnight - 6 * day, None),
+            (midnight - 13 * day, midnight - 6 * day),
         ),
     ]
+
+
+def trend_comparison(ctx: Context) -> list[TemplateDraft]:
+    """Daily values of two periods aligned day by day, or a year's total so far against the same days a year before."""
+    drafts = []
+    d = ctx.dialect
+    periods = _periods(ctx)
+    first_day = date.fromisoformat(ctx.dates[0]) if ctx.dates else None
     for i, (fact, metric, agg) in enumerate(_timed(ctx)):
-        assert fact.time is not None
-        col = _q(fact.time.column)
+        ref = _time_ref(ctx, fact)
         words = _words(metric, agg)
-        expr = _agg(agg, _q(metric.column))
-        phrase, first, second = periods[i % len(periods)]
+        source, _ = _source(ctx, fact, None)
+        now = ctx.now()
+        # a year over year question wants last year's data from its first week on
+        if i % 4 == 3 and first_day is not None and first_day <= date(now.year - 1, 1, 7):
+            drafts.append(_year_over_year(ctx, fact, metric, agg, ref))
+            continue
+        phrase, (recent_start, recent_end), (earlier_start, earlier_end) = periods[i % len(periods)]
         texts = {
             "en": f"Compare the daily {words['en']} of {phrase['en']}.",
             "zh": zh("对比", phrase["zh"], "每天的", words["zh"]),
         }
 
-        def period(condition: str, name: str, fact: Fact = fact, col: str = col, expr: str = expr) -> str:
+        def period(
+            condition: exp.Expression, fact: Fact = fact, metric: Metric = metric, agg: str = agg, ref: ColumnRef = ref
+        ) -> exp.Select:
+            bucket = sb.day(ref, d)
+            number = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=bucket.copy())]))
             return (
-                f"{name} AS (SELECT ROW_NUMBER() OVER (ORDER BY date({col})) AS day_number, date({col}) AS day, "
-                f"{expr} AS value FROM {_q(fact.table)} WHERE {condition.format(c=col)} GROUP BY date({col}))"
+                _source(ctx, fact, None)[0]
+                .select(
+                    _value(number, "day_number"),
+                    _value(bucket.copy(), "day"),
+                    _value(_measure(fact, metric, agg, False)),
+                )
+                .where(condition)
+                .group_by(bucket.copy())
             )
 
-        sql = (
-            f"WITH {period(first, 'recent')}, {period(second, 'earlier')} "
-            "SELECT recent.day_number, recent.day AS recent_day, recent.value AS recent_value, "
-            "earlier.day AS earlier_day, earlier.value AS earlier_value "
-            "FROM recent JOIN earlier ON recent.day_number = earlier.day_number ORDER BY recent.day_number"
+        recent_condition = (
+            sb.since(ref, recent_start, d) if recent_end is None else sb.within(ref, recent_start, recent_end, d)
         )
-        drafts.append(TemplateDraft("trend_comparison", texts, sql, (fact.table,)))
+        query = (
+            exp.select(
+                exp.column("day_number", "recent"),
+                _value(exp.column("day", "recent"), "recent_day"),
+                _value(exp.column("value", "recent"), "recent_value"),
+                _value(exp.column("day", "earlier"), "earlier_day"),
+                _value(exp.column("value", "earlier"), "earlier_value"),
+            )
+            .from_("recent")
+            .join(
+                "earlier",
+                on=exp.EQ(this=exp.column("day_number", "recent"), expression=exp.column("day_number", "earlier")),
+            )
+            .order_by(exp.column("day_number", "recent"))
+            .with_("recent", as_=period(recent_condition))
+            .with_("earlier", as_=period(sb.within(ref, earlier_start, earlier_end, d)))
+        )
+        drafts.append(_draft("trend_comparison", texts, [metric.names], ctx.sql(query), source.tables))
     return drafts
+
+
+def _year_over_year(ctx: Context, fact: Fact, metric: Metric, agg: str, ref: ColumnRef) -> TemplateDraft:
+    """This year's metric so far against the same days of last year, and the change in percent."""
+    d = ctx.dialect
+    today = ctx.now().date()
+    this_start, last_start, last_end = date(today.year, 1, 1), date(today.year - 1, 1, 1), sb.year_before(today)
+    words = _words(metric, agg)
+    value = sb.column(ColumnRef(metric.column))
+
+    def part(first: date, last: date) -> exp.Expression:
+        return sb.aggregate(agg, sb.when_then(sb.days_between(ref, first, last, d), value.copy()))
+
+    this_year, last_year = part(this_start, today), part(last_start, last_end)
+    change = exp.Sub(this=sb.percent(this_year.copy(), last_year.copy()), expression=exp.Literal.number(100))
+    query = (
+        _source(ctx, fact, None)[0]
+        .select(_value(this_year, "this_year"), _value(last_year, "last_year"), _value(change, "change_percent"))
+        .where(exp.or_(sb.days_between(ref, this_start, today, d), sb.days_between(ref, last_start, last_end, d)))
+    )
+    texts = {
+        "en": f"How does the {words['en']} this year so far compare with the same period last year, in percent?",
+        "zh": zh("今年至今的", words["zh"], "与去年同期相比变化了百分之多少？"),
+    }
+    return _draft("trend_comparison", texts, [metric.names], ctx.sql(query), (fact.table,), labels=("year_over_year",))
 
 
 def multiple_tables(ctx: Context) -> list[TemplateDraft]:
@@ -336,30 +529,35 @@ def multiple_tables(ctx: Context) -> list[TemplateDraft]:
     drafts = []
     for i, (fact, metric, agg, dim) in enumerate(_combos(ctx, joined=True)):
         words, dw = _words(metric, agg), _dim_words(dim)
-        source, ref, _, tables = _source(ctx.roles, fact, dim)
-        expr = _agg(agg, _metric_ref(fact, metric, True))
+        source, ref = _source(ctx, fact, dim)
+        assert ref is not None
+        measure = _measure(fact, metric, agg, True)
         if i % 2:
             texts = {
                 "en": f"What is the {words['en']} per {dw['en']}?",
                 "zh": zh("每个", dw["zh"], "的", words["zh"], "是多少？"),
             }
-            sql = f"SELECT {ref}, {expr} AS value FROM {source} GROUP BY {ref}"
+            query = source.select(ref, _value(measure)).group_by(ref.copy())
         else:
             (value,) = ctx.pick(ctx.values(fact, dim))
             texts = {
                 "en": f"What is the {words['en']} where the {dw['en']} is {value}?",
                 "zh": zh(dw["zh"], "为", str(value), "时的", words["zh"], "是多少？"),
             }
-            sql = f"SELECT {expr} FROM {source} WHERE {ref} = {sql_literal(value)}"
-        drafts.append(TemplateDraft("multiple_tables", texts, sql, tables))
+            query = source.select(measure).where(_eq(ref, value, ctx.dialect))
+        drafts.append(_draft("multiple_tables", texts, [metric.names, dim.names], ctx.sql(query), source.tables))
     return drafts
 
 
 def _threshold(ctx: Context, fact: Fact, metric: Metric) -> float | None:
-    rows = ctx.db.execute(
-        f"SELECT {_q(metric.column)} FROM {_q(fact.table)} WHERE {_q(metric.column)} IS NOT NULL ORDER BY 1",
-        max_rows=1_000_000,
-    ).rows
+    col = sb.column(ColumnRef(metric.column))
+    query = (
+        exp.select(col)
+        .from_(sb.table(fact.table))
+        .where(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())))
+        .order_by(col.copy())
+    )
+    rows = ctx.db.execute(ctx.sql(query), max_rows=1_000_000).rows
     if not rows:
         return None
     value = rows[int(len(rows) * ctx.rng.choice([0.5, 0.75, 0.9]))][0]
@@ -377,7 +575,7 @@ def _share_above(ctx: Context) -> list[TemplateDraft]:
             continue
         (value,) = ctx.pick(ctx.values(fact, dim))
         dw, name = _dim_words(dim), metric.names
-        col = _q(metric.column)
+        above = exp.GT(this=sb.column(ColumnRef(metric.column)), expression=sb.literal(limit, ctx.dialect))
         texts = {
             "en": f"What percentage of the {fact.names.get('en', 'records')} of {dw['en']} {value} have "
             f"{name['en']} above {limit}?",
@@ -387,15 +585,16 @@ def _share_above(ctx: Context) -> list[TemplateDraft]:
                 "的",
                 fact.names.get("zh", "记录"),
                 "中",
-                name.get("zh", name["en"]),
+                name.get("zh", ""),
                 f"高于{limit}的比例是多少？",
             ),
         }
-        sql = (
-            f"SELECT 100.0 * SUM(CASE WHEN {col} > {limit} THEN 1 ELSE 0 END) / COUNT(*) AS percentage "
-            f"FROM {_q(fact.table)} WHERE {_q(dim.column)} = {sql_literal(value)}"
+        query = (
+            exp.select(_value(sb.percent(sb.count_where(above), sb.count_rows()), "percentage"))
+            .from_(sb.table(fact.table))
+            .where(_eq(sb.column(ColumnRef(dim.column)), value, ctx.dialect))
         )
-        drafts.append(TemplateDraft("percentage", texts, sql, (fact.table,)))
+        drafts.append(_draft("percentage", texts, [name, dim.names], ctx.sql(query), (fact.table,)))
     return drafts
 
 
@@ -406,23 +605,25 @@ def percentage(ctx: Context) -> list[TemplateDraft]:
     for i, (fact, metric, agg, dim) in enumerate(combos):
         dw = _dim_words(dim)
         name = metric.names
-        source, ref, qualified, tables = _source(ctx.roles, fact, dim)
-        expr = _agg(agg, _metric_ref(fact, metric, qualified))
-        total = f"(SELECT {_agg(agg, _q(metric.column))} FROM {_q(fact.table)})"
+        source, ref = _source(ctx, fact, dim)
+        assert ref is not None
+        measure = _measure(fact, metric, agg, source.qualified)
+        total = exp.Subquery(this=exp.select(_measure(fact, metric, agg, False)).from_(sb.table(fact.table)))
+        share = _value(sb.percent(measure, total), "percentage")
         if i % 2:
             (value,) = ctx.pick(ctx.values(fact, dim))
             texts = {
                 "en": f"What percentage of the total {name['en']} comes from {dw['en']} {value}?",
-                "zh": zh(dw["zh"], str(value), "占总", name.get("zh", name["en"]), "的百分比是多少？"),
+                "zh": zh(dw["zh"], str(value), "占总", name.get("zh", ""), "的百分比是多少？"),
             }
-            sql = f"SELECT 100.0 * {expr} / {total} AS percentage FROM {source} WHERE {ref} = {sql_literal(value)}"
+            query = source.select(share).where(_eq(ref, value, ctx.dialect))
         else:
             texts = {
                 "en": f"What share of the total {name['en']} does each {dw['en']} account for, in percent?",
-                "zh": zh("每个", dw["zh"], "占总", name.get("zh", name["en"]), "的百分比"),
+                "zh": zh("每个", dw["zh"], "占总", name.get("zh", ""), "的百分比"),
             }
-            sql = f"SELECT {ref}, 100.0 * {expr} / {total} AS percentage FROM {source} GROUP BY {ref}"
-        drafts.append(TemplateDraft("percentage", texts, sql, tables))
+            query = source.select(ref, share).group_by(ref.copy())
+        drafts.append(_draft("percentage", texts, [name, dim.names], ctx.sql(query), source.tables))
     ctx.rng.shuffle(drafts)
     return drafts
 
@@ -431,31 +632,33 @@ def language(ctx: Context) -> list[TemplateDraft]:
     """Code meanings from mapping tables, and questions mixing Chinese with English abbreviations."""
     drafts = []
     for mapping in ctx.roles.mappings:
-        where = f" WHERE {mapping.where}" if mapping.where else ""
-        codes = [
-            r[0]
-            for r in ctx.db.execute(
-                f"SELECT DISTINCT {_q(mapping.code)} FROM {_q(mapping.table)}{where} ORDER BY 1"
-            ).rows
-        ]
-        for code in codes:
-            for lang, column in mapping.meaning.items():
-                texts = (
-                    {"en": f"What does the {mapping.names['en']} {code} mean?"}
-                    if lang == "en"
-                    else {lang: zh(mapping.names.get(lang, mapping.names["en"]), str(code), "是什么意思？")}
+        code = sb.column(ColumnRef(mapping.code))
+        query = exp.select(code).distinct().from_(sb.table(mapping.table)).order_by(code.copy())
+        if mapping.where:
+            query = query.where(mapping.where, dialect=ctx.dialect)
+        codes = [r[0] for r in ctx.db.execute(ctx.sql(query)).rows]
+        for value in codes:
+            for lang, meaning in mapping.meaning.items():
+                if lang == "en":
+                    texts = {"en": f"What does the {mapping.names['en']} {value} mean?"}
+                else:
+                    texts = {lang: zh(mapping.names.get(lang, ""), str(value), "是什么意思？")}
+                look_up = (
+                    exp.select(sb.column(ColumnRef(meaning)))
+                    .from_(sb.table(mapping.table))
+                    .where(_eq(code, value, ctx.dialect))
                 )
-                sql = f"SELECT {_q(column)} FROM {_q(mapping.table)} WHERE {_q(mapping.code)} = {sql_literal(code)}"
-                drafts.append(TemplateDraft("language", texts, sql, (mapping.table,)))
+                drafts.append(_draft("language", texts, [mapping.names], ctx.sql(look_up), (mapping.table,)))
     for fact in ctx.roles.facts:
         for metric in fact.metrics:
-            # Mixed questions: an English term (CTR, CPU utilisation) inside a Chinese sentence.
+            # Mixed questions: an English term (CTR, CPU utilisation) inside a Chinese sentence, asked only where the
+            # roles file gives the term for Chinese too (an abbreviation may be its own translation).
             english = metric.names["en"]
             for agg in metric.aggregations:
                 word = AGGREGATION_WORDS[agg]
                 texts = {"en": f"What is the {word['en']} {english}?", "zh": zh(word["zh"], english, "是多少")}
-                sql = f"SELECT {_agg(agg, _q(metric.column))} FROM {_q(fact.table)}"
-                drafts.append(TemplateDraft("language", texts, sql, (fact.table,)))
+                query = exp.select(_measure(fact, metric, agg, False)).from_(sb.table(fact.table))
+                drafts.append(_draft("language", texts, [metric.names], ctx.sql(query), (fact.table,)))
     ctx.rng.shuffle(drafts)
     return drafts
 

@@ -18,6 +18,7 @@ from typing import Any
 from biarena.benchmarks.paths import safe_file_name
 from biarena.db import describe_schema, open_database
 from biarena.generate.bibench_questions.pipeline import Say, StepCount, text_key
+from biarena.generate.cca.staging import stage_as_sqlite
 from biarena.generate.cca.synthetic import (
     BASES,
     MAX_ROWS,
@@ -146,13 +147,25 @@ class AnswerPipeline:
         self.counts = {step: StepCount() for step in STEPS}
         self._schemas: dict[str, tuple[str, dict[str, list[str]], dict[str, Any]]] = {}
         self.taken: set[str] = set()
+        self._staged: dict[str, Path] = {}
 
     def _source(self, name: str) -> Path | None:
+        """The question's database as an SQLite file: itself, or a copy of a DuckDB file or a server database."""
         ref = self.benchmark.databases.get(name)
-        if ref is None or ref.url:
+        if ref is None:
             return None
-        path = Path(self.benchmark.database_location(name))
-        return path if path.is_file() and is_sqlite(path) else None
+        if ref.url is None:
+            path = Path(self.benchmark.database_location(name))
+            if not path.is_file():
+                return None
+            if is_sqlite(path):
+                return path
+        if name not in self._staged:
+            location = ref.url or str(self.benchmark.database_location(name))
+            target = self.work.root / WORK_FOLDER / "sources" / f"{safe_file_name(name, '', set())}.sqlite"
+            self.say(f"copying {name} into SQLite for the injected rows")
+            self._staged[name] = stage_as_sqlite(location, target, with_rows=self.base == "data")
+        return self._staged[name]
 
     def _schema(self, name: str, source: Path) -> tuple[str, dict[str, list[str]], dict[str, Any]]:
         if name not in self._schemas:
@@ -217,7 +230,7 @@ class AnswerPipeline:
         self.counts["conjecture"].received += 1
         source = self._source(question.database)
         if source is None:
-            self._drop(record, "conjecture", "its database is not an SQLite file, so rows cannot be injected")
+            self._drop(record, "conjecture", "its database is not in the benchmark")
             return None
         system, tables, maxima = self._schema(question.database, source)
         answer = self._ask(

@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass
 
 from biarena.db import Database, open_database
+from biarena.generate.corgi_suite.common import lit, select_from, sql
 from biarena.records import Benchmark, Question
 
 _FIGURE = re.compile(r"(?<![\w.±])[+-]?\d[\d,]*(?:\.\d+)?%|(?<![\w.])\d+\.\d+(?![\d])")
@@ -96,7 +97,7 @@ def _answerable(conn: Database, question: Question) -> bool:
     support = (question.evidence or {}).get("support_sql") or []
     if support:
         return all(conn.execute(sql, now=question.now).rows for sql in support)
-    return all(conn.execute(f'SELECT 1 FROM "{t}" LIMIT 1').rows for t in question.tables)
+    return all(conn.execute(sql(select_from(t, lit(1)).limit(1))).rows for t in question.tables)
 
 
 def _naive_hit(conn: Database, question: Question) -> bool | None:

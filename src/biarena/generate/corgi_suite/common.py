@@ -7,9 +7,12 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from pydantic import TypeAdapter
+from sqlglot import exp
 
 from biarena.db import Database
+from biarena.generate import sql_builder as sb
 from biarena.generate.corgi_suite.spec_roles import metric_columns, noun, reached, stamp_of
+from biarena.generate.sql_builder import ColumnRef
 from biarena.records import Question
 from biarena.synth.calendar import days, density
 from biarena.synth.spec import Planted, Rule, Spec
@@ -100,6 +103,50 @@ def q(name: str) -> str:
     return f'"{name}"'
 
 
+DIALECT = "sqlite"
+"""The suite's databases are SQLite files (timestamps as ISO text): its SQL is written for SQLite."""
+
+
+def sql(node: exp.Expression) -> str:
+    """A built query as the suite's SQL text."""
+    return sb.render(node, DIALECT)
+
+
+def col(name: str, table: str | None = None) -> exp.Column:
+    """A column, qualified by a table or alias when given."""
+    return sb.column(ColumnRef(name, table))
+
+
+def stamp_ref(stamp: str, table: str | None = None) -> ColumnRef:
+    """A timestamp column of the suite (ISO text)."""
+    return ColumnRef(stamp, table, "text")
+
+
+def lit(item: Any) -> exp.Expression:
+    """A SQL literal of a value."""
+    return sb.literal(item, DIALECT)
+
+
+def condition(text: str) -> exp.Expression:
+    """A spec's SQL condition (`status IN ('paid', 'late')`) as an expression."""
+    return exp.condition(text, dialect=DIALECT)
+
+
+def count_star(name: str | None = "n") -> exp.Expression:
+    """COUNT(*), named `name` (unnamed: None)."""
+    return exp.alias_(sb.count_rows(), name) if name else sb.count_rows()
+
+
+def select_from(table: str, *columns: exp.Expression, alias: str | None = None) -> exp.Select:
+    """SELECT columns FROM table [alias]."""
+    return exp.select(*columns).from_(sb.table(table, alias))
+
+
+def join_on(query: exp.Select, table: str, alias: str, left: exp.Expression, right: exp.Expression) -> exp.Select:
+    """The query joined to `table AS alias` on left = right."""
+    return query.join(sb.table(table, alias), on=exp.EQ(this=left, expression=right))
+
+
 def literal(value: Any) -> str:
     """A SQL literal of a value (text quoted, numbers as they are)."""
     if isinstance(value, bool):
@@ -167,24 +214,26 @@ def quiet_days(spec: Spec, table: str, first: date, last: date) -> list[date]:
     return [d for d in days(first, last) if d not in planted]
 
 
-def day_between(stamp: str, first: date, last: date) -> str:
+def day_between(stamp: str, first: date, last: date, table: str | None = None) -> exp.Expression:
     """SQL condition: the timestamp's day lies in [first, last]."""
-    return f"substr({q(stamp)}, 1, 10) BETWEEN '{first.isoformat()}' AND '{last.isoformat()}'"
+    return sb.days_between(stamp_ref(stamp, table), first, last, DIALECT)
 
 
-def quiet_condition(spec: Spec, table: str) -> str:
+def quiet_condition(spec: Spec, table: str) -> exp.Expression:
     """SQL condition leaving out the table's planted windows (TRUE when it has none)."""
     stamp = stamp_of(spec, table) or ""
-    parts = [f"NOT ({day_between(stamp, p.start, p.end)})" for p in planted_windows(spec, table)]
-    return " AND ".join(parts) or "1 = 1"
+    parts = [exp.Not(this=exp.Paren(this=day_between(stamp, p.start, p.end))) for p in planted_windows(spec, table)]
+    return exp.and_(*parts) if parts else exp.EQ(this=exp.Literal.number(1), expression=exp.Literal.number(1))
 
 
 def rate(spec: Spec, db: Database, table: str) -> float:
     """Rows per unit of seasonal weight over the last year (planted windows left out)."""
     first, last = last_year(spec)
     stamp = stamp_of(spec, table) or ""
-    sql = f"SELECT count(*) FROM {q(table)} WHERE {day_between(stamp, first, last)} AND {quiet_condition(spec, table)}"
-    rows = db.execute(sql).rows[0][0] or 0
+    query = select_from(table, count_star(None)).where(
+        exp.and_(day_between(stamp, first, last), quiet_condition(spec, table))
+    )
+    rows = db.execute(sql(query)).rows[0][0] or 0
     return rows / max(1e-9, float(density(quiet_days(spec, table, first, last), spec.seasonality).sum()))
 
 
@@ -335,20 +384,27 @@ def hidden_evidence(event: Planted, table: str | None = None, factor: float | No
 def cause_sql(event: Planted) -> str:
     """The query that finds a planted event's cause row."""
     row = event.cause["row"]
-    where = " AND ".join(f"{q(k)} = {literal(v)}" for k, v in row.items())
-    return f"SELECT * FROM {q(event.cause['table'])} WHERE {where}"
+    where = exp.and_(*(exp.EQ(this=col(k), expression=lit(v)) for k, v in row.items()))
+    return sql(select_from(event.cause["table"], exp.Star()).where(where))
 
 
-def slice_condition(event: Planted) -> str:
+def slice_condition(event: Planted) -> exp.Expression:
     """SQL condition selecting a planted event's slice."""
-    return f"{q(event.column)} = {literal(event.value)}"
+    return exp.EQ(this=col(event.column), expression=lit(event.value))
+
+
+def per_day_sql(table: str, stamp: str, where: exp.Expression) -> str:
+    """Rows per day of a table where a condition holds, by day."""
+    day = sb.day(stamp_ref(stamp), DIALECT)
+    query = select_from(table, exp.alias_(day, "day"), count_star()).where(where)
+    return sql(query.group_by(day.copy()).order_by(exp.column("day")))
 
 
 def planted_evidence(spec: Spec, event: Planted, table: str | None = None, factor: float | None = None) -> dict:
     """A planted event's structured evidence: cause, window, parameters and the rows that show them."""
     effect = table or event.table
     stamp = stamp_of(spec, effect) or ""
-    condition = "" if table else f" AND {slice_condition(event)}"
+    window = day_between(stamp, event.start, event.end)
     return {
         "kind": "planted",
         "event": event.name,
@@ -363,20 +419,19 @@ def planted_evidence(spec: Spec, event: Planted, table: str | None = None, facto
         "parameters": {"planted": event.model_dump(mode="json", exclude={"explanation"})},
         "support_sql": [
             cause_sql(event),
-            f"SELECT substr({q(stamp)}, 1, 10) AS day, count(*) AS n FROM {q(effect)} "
-            f"WHERE {day_between(stamp, event.start, event.end)}{condition} GROUP BY 1 ORDER BY 1",
+            per_day_sql(effect, stamp, window if table else exp.and_(window, slice_condition(event))),
         ],
     }
 
 
-def monthly_sql(spec: Spec, table: str, first: date, last: date, where: str = "") -> str:
+def monthly_sql(spec: Spec, table: str, first: date, last: date, where: exp.Expression | None = None) -> str:
     """Rows per month of a table in [first, last]: the rows a seasonal or trend reference rests on."""
     stamp = stamp_of(spec, table) or ""
-    extra = f" AND {where}" if where else ""
-    return (
-        f"SELECT substr({q(stamp)}, 1, 7) AS month, count(*) AS n FROM {q(table)} "
-        f"WHERE {day_between(stamp, first, last)}{extra} GROUP BY 1 ORDER BY 1"
-    )
+    month = sb.month_label(stamp_ref(stamp), DIALECT)
+    within = day_between(stamp, first, last)
+    query = select_from(table, exp.alias_(month, "month"), count_star())
+    query = query.where(exp.and_(within, where) if where is not None else within)
+    return sql(query.group_by(month.copy()).order_by(exp.column("month")))
 
 
 def seasonal_parameters(spec: Spec) -> dict[str, Any]:

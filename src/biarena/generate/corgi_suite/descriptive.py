@@ -2,20 +2,29 @@
 
 from datetime import date
 
+from sqlglot import exp
+
 from biarena.db import Database
+from biarena.generate import sql_builder as sb
 from biarena.generate.corgi_suite.common import (
+    DIALECT,
     MONTHS,
     SuiteDraft,
+    col,
+    count_star,
     data_year,
     day_between,
     dimensions,
-    literal,
+    join_on,
+    lit,
     measure_words,
     month_bounds,
     numbered,
     operating_rules,
-    q,
+    select_from,
     slice_name,
+    sql,
+    stamp_ref,
     value_measure,
     value_words,
     word_values,
@@ -25,9 +34,23 @@ from biarena.records import Question
 from biarena.synth.spec import Rule, Spec
 
 
-def _draft(text: str, sql: str, tables: list[str], form: str) -> SuiteDraft:
+def _draft(text: str, query: exp.Expression, tables: list[str], form: str) -> SuiteDraft:
     """A descriptive draft: its gold SQL rides in `reference` until the question is made."""
-    return SuiteDraft(text, sql, tables, form, {}, ["corgi:vertical-template"])
+    return SuiteDraft(text, sql(query), tables, form, {}, ["corgi:vertical-template"])
+
+
+def _pct(node: exp.Expression, whole: exp.Expression, digits: int = 1) -> exp.Expression:
+    """ROUND(100.0 * node / whole, digits)."""
+    return sb.rounded(sb.percent(node, whole), digits, DIALECT)
+
+
+def _desc(node: exp.Expression) -> exp.Ordered:
+    return exp.Ordered(this=node, desc=True)
+
+
+def _last_days(stamp: str, spec: Spec, days: int) -> exp.Expression:
+    """The last `days` days before the spec's anchor."""
+    return sb.last_days(stamp_ref(stamp), days, spec.anchor, DIALECT)
 
 
 def _segments(spec: Spec) -> list[SuiteDraft]:
@@ -37,8 +60,13 @@ def _segments(spec: Spec) -> list[SuiteDraft]:
         out.append(
             _draft(
                 f"What percentage of {noun(spec, table)} falls in each {words(column)}?",
-                f"SELECT {q(column)}, ROUND(100.0 * COUNT(*) / (SELECT COUNT(*) FROM {q(table)}), 1) AS pct "
-                f"FROM {q(table)} GROUP BY {q(column)} ORDER BY {q(column)}",
+                select_from(
+                    table,
+                    col(column),
+                    exp.alias_(_pct(sb.count_rows(), exp.Subquery(this=select_from(table, sb.count_rows()))), "pct"),
+                )
+                .group_by(col(column))
+                .order_by(col(column)),
                 [table],
                 "segment-share",
             )
@@ -61,8 +89,15 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                 out.append(
                     _draft(
                         f"How many {noun(spec, table)} come from each {kind}?",
-                        f"SELECT p.{q(by)}, COUNT(*) AS n FROM {q(table)} t JOIN {q(parent)} p "
-                        f"ON t.{q(name)} = p.{q(key)} GROUP BY p.{q(by)} ORDER BY n DESC",
+                        join_on(
+                            select_from(table, col(by, "p"), count_star(), alias="t"),
+                            parent,
+                            "p",
+                            col(name, "t"),
+                            col(key, "p"),
+                        )
+                        .group_by(col(by, "p"))
+                        .order_by(_desc(exp.column("n"))),
                         [table, parent],
                         "parent-breakdown",
                     )
@@ -72,9 +107,17 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                 out.append(
                     _draft(
                         f"Which five {noun(spec, parent)} had the most {noun(spec, table)} in {year}?",
-                        f"SELECT p.{q(key)}, p.{q(label)}, COUNT(*) AS n FROM {q(table)} t JOIN {q(parent)} p "
-                        f"ON t.{q(name)} = p.{q(key)} WHERE {day_between(stamp, first, last)} "
-                        f"GROUP BY p.{q(key)}, p.{q(label)} ORDER BY n DESC, p.{q(key)} LIMIT 5",
+                        join_on(
+                            select_from(table, col(key, "p"), col(label, "p"), count_star(), alias="t"),
+                            parent,
+                            "p",
+                            col(name, "t"),
+                            col(key, "p"),
+                        )
+                        .where(day_between(stamp, first, last))
+                        .group_by(col(key, "p"), col(label, "p"))
+                        .order_by(_desc(exp.column("n")), col(key, "p"))
+                        .limit(5),
                         [table, parent],
                         "top-parents",
                     )
@@ -84,7 +127,9 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                     _draft(
                         f"How many different {noun(spec, parent)} had at least one of our {noun(spec, table)} "
                         f"in {year}?",
-                        f"SELECT COUNT(DISTINCT {q(name)}) FROM {q(table)} WHERE {day_between(stamp, first, last)}",
+                        select_from(table, exp.Count(this=exp.Distinct(expressions=[col(name)]))).where(
+                            day_between(stamp, first, last)
+                        ),
                         [table],
                         "distinct-active",
                     )
@@ -106,8 +151,11 @@ def _planted(spec: Spec) -> list[SuiteDraft]:
         out.append(
             _draft(
                 f"How many {slice_name(spec, event)} did we have {when}?",
-                f"SELECT COUNT(*) FROM {q(event.table)} WHERE {q(event.column)} = {literal(event.value)} AND "
-                f"{day_between(stamp, first, last)}",
+                select_from(event.table, count_star(None)).where(
+                    exp.and_(
+                        exp.EQ(this=col(event.column), expression=lit(event.value)), day_between(stamp, first, last)
+                    )
+                ),
                 [event.table],
                 "slice-count",
             )
@@ -133,14 +181,18 @@ def _rule_breakdown(spec: Spec, rule: Rule) -> SuiteDraft | None:
     if all(isinstance(v, int | None) and v in (0, 1, None) for v in outcomes):
         return _draft(
             f"What share of our {things} are marked {_column_words(rule.column)}?",
-            f"SELECT ROUND(100.0 * SUM(CASE WHEN {q(rule.column)} = 1 THEN 1 ELSE 0 END) / COUNT(*), 1) AS pct "
-            f"FROM {q(rule.table)}",
+            select_from(
+                rule.table,
+                exp.alias_(
+                    _pct(sb.count_where(exp.EQ(this=col(rule.column), expression=lit(1))), sb.count_rows()), "pct"
+                ),
+            ),
             [rule.table],
             "flag-share",
         )
     return _draft(
         f"How are our {things} split by {_column_words(rule.column)}?",
-        f"SELECT {q(rule.column)}, COUNT(*) AS n FROM {q(rule.table)} GROUP BY 1 ORDER BY 1",
+        select_from(rule.table, col(rule.column), count_star()).group_by(col(rule.column)).order_by(col(rule.column)),
         [rule.table],
         "rule-breakdown",
     )
@@ -158,7 +210,7 @@ def _rules(spec: Spec) -> list[SuiteDraft]:
         out.append(
             _draft(
                 f"What is the {total} across all {noun(spec, rule.table)}?",
-                f"SELECT ROUND(SUM({q(rule.column)}), 2) FROM {q(rule.table)}",
+                select_from(rule.table, sb.rounded(exp.Sum(this=col(rule.column)), 2, DIALECT)),
                 [rule.table],
                 "rule-total",
             )
@@ -172,13 +224,18 @@ def _calendar(spec: Spec, year: int) -> list[SuiteDraft]:
     for table in fact_tables(spec, 2):
         stamp = stamp_of(spec, table) or ""
         things = noun(spec, table)
-        within = day_between(stamp, first, last)
-        for order, extreme, form in (("DESC", "most", "busiest-month"), ("ASC", "fewest", "quietest-month")):
+        ref = stamp_ref(stamp)
+        month = sb.month_label(ref, DIALECT)
+        monthly = (
+            select_from(table, exp.alias_(month, "month"), count_star())
+            .where(day_between(stamp, first, last))
+            .group_by(month.copy())
+        )
+        for desc, extreme, form in ((True, "most", "busiest-month"), (False, "fewest", "quietest-month")):
             out.append(
                 _draft(
                     f"Which month of {year} had the {extreme} {things}, and how many?",
-                    f"SELECT substr({q(stamp)}, 1, 7) AS month, COUNT(*) AS n FROM {q(table)} WHERE {within} "
-                    f"GROUP BY month ORDER BY n {order} LIMIT 1",
+                    monthly.order_by(exp.Ordered(this=exp.column("n"), desc=desc)).limit(1),
                     [table],
                     form,
                 )
@@ -186,26 +243,31 @@ def _calendar(spec: Spec, year: int) -> list[SuiteDraft]:
         out.append(
             _draft(
                 f"How many {things} did we have each month of {year}?",
-                f"SELECT substr({q(stamp)}, 1, 7) AS month, COUNT(*) AS n FROM {q(table)} WHERE {within} "
-                "GROUP BY month ORDER BY month",
+                monthly.order_by(exp.column("month")),
                 [table],
                 "monthly-count",
             )
         )
+        quarter = sb.date_part(ref, "quarter", DIALECT)
         out.append(
             _draft(
                 f"How many {things} did we have in each quarter of {year}?",
-                f"SELECT (CAST(substr({q(stamp)}, 6, 2) AS INTEGER) + 2) / 3 AS quarter, COUNT(*) AS n "
-                f"FROM {q(table)} WHERE {within} GROUP BY quarter ORDER BY quarter",
+                select_from(table, exp.alias_(quarter, "quarter"), count_star())
+                .where(day_between(stamp, first, last))
+                .group_by(quarter.copy())
+                .order_by(exp.column("quarter")),
                 [table],
                 "quarterly-count",
             )
         )
+        years = sb.year_label(ref, DIALECT)
         out.append(
             _draft(
                 f"How did the number of {things} in {year} compare with {year - 1}?",
-                f"SELECT substr({q(stamp)}, 1, 4) AS year, COUNT(*) AS n FROM {q(table)} "
-                f"WHERE substr({q(stamp)}, 1, 4) IN ('{year - 1}', '{year}') GROUP BY year ORDER BY year",
+                select_from(table, exp.alias_(years, "year"), count_star())
+                .where(day_between(stamp, date(year - 1, 1, 1), last))
+                .group_by(years.copy())
+                .order_by(exp.column("year")),
                 [table],
                 "year-over-year",
             )
@@ -213,28 +275,32 @@ def _calendar(spec: Spec, year: int) -> list[SuiteDraft]:
         out.append(
             _draft(
                 f"How many {things} did we have in the last 30 days?",
-                f"SELECT COUNT(*) FROM {q(table)} WHERE {q(stamp)} >= datetime('now', '-30 days')",
+                select_from(table, count_star(None)).where(_last_days(stamp, spec, 30)),
                 [table],
                 "recent-count",
             )
         )
         november, december = month_bounds(year, 11), month_bounds(year, 12)
+        in_november = sb.count_where(day_between(stamp, *november))
+        in_december = sb.count_where(day_between(stamp, *december))
+        change = _pct(exp.Paren(this=exp.Sub(this=in_december, expression=in_november.copy())), in_november)
         out.append(
             _draft(
                 f"By what percentage did our {things} change from November to December {year}?",
-                f"SELECT ROUND(100.0 * (SUM(CASE WHEN {day_between(stamp, *december)} THEN 1 ELSE 0 END) - "
-                f"SUM(CASE WHEN {day_between(stamp, *november)} THEN 1 ELSE 0 END)) / "
-                f"SUM(CASE WHEN {day_between(stamp, *november)} THEN 1 ELSE 0 END), 1) AS change_pct "
-                f"FROM {q(table)} WHERE {day_between(stamp, november[0], december[1])}",
+                select_from(table, exp.alias_(change, "change_pct")).where(
+                    day_between(stamp, november[0], december[1])
+                ),
                 [table],
                 "month-over-month",
             )
         )
+        weekend = exp.In(this=sb.day_of_week(ref, DIALECT), expressions=[lit(0), lit(6)])
         out.append(
             _draft(
                 f"What share of our {things} in {year} happened on weekends?",
-                f"SELECT ROUND(100.0 * SUM(CASE WHEN strftime('%w', {q(stamp)}) IN ('0', '6') THEN 1 ELSE 0 END) "
-                f"/ COUNT(*), 1) AS weekend_pct FROM {q(table)} WHERE {within}",
+                select_from(table, exp.alias_(_pct(sb.count_where(weekend), sb.count_rows()), "weekend_pct")).where(
+                    day_between(stamp, first, last)
+                ),
                 [table],
                 "weekend-share",
             )
@@ -250,22 +316,25 @@ def _values(spec: Spec, year: int) -> list[SuiteDraft]:
         stamp = stamp_of(spec, table) or ""
         if not measure:
             continue
-        within = day_between(stamp, first, last)
         things = noun(spec, table)
+        total = sb.rounded(exp.Sum(this=col(measure)), 2, DIALECT)
         for dim in dimensions(spec, table)[:2]:
             out.append(
                 _draft(
                     f"What was the total {measure_words(measure)} of our {things} by {words(dim)} in {year}?",
-                    f"SELECT {q(dim)}, ROUND(SUM({q(measure)}), 2) AS total FROM {q(table)} WHERE {within} "
-                    "GROUP BY 1 ORDER BY total DESC",
+                    select_from(table, col(dim), exp.alias_(total.copy(), "total"))
+                    .where(day_between(stamp, first, last))
+                    .group_by(col(dim))
+                    .order_by(_desc(exp.column("total"))),
                     [table],
                     "value-by-segment",
                 )
             )
+            average = sb.rounded(exp.Avg(this=col(measure)), 2, DIALECT)
             out.append(
                 _draft(
                     f"What is the average {measure_words(measure)} of {things} for each {words(dim)}?",
-                    f"SELECT {q(dim)}, ROUND(AVG({q(measure)}), 2) AS average FROM {q(table)} GROUP BY 1 ORDER BY 1",
+                    select_from(table, col(dim), exp.alias_(average, "average")).group_by(col(dim)).order_by(col(dim)),
                     [table],
                     "average-by-segment",
                 )
@@ -274,8 +343,11 @@ def _values(spec: Spec, year: int) -> list[SuiteDraft]:
             out.append(
                 _draft(
                     f"Which {words(dim)} had the highest total {measure_words(measure)} in {year}, and what was it?",
-                    f"SELECT {q(dim)}, ROUND(SUM({q(measure)}), 2) AS total FROM {q(table)} WHERE {within} "
-                    "GROUP BY 1 ORDER BY total DESC LIMIT 1",
+                    select_from(table, col(dim), exp.alias_(total.copy(), "total"))
+                    .where(day_between(stamp, first, last))
+                    .group_by(col(dim))
+                    .order_by(_desc(exp.column("total")))
+                    .limit(1),
                     [table],
                     "top-segment",
                 )
@@ -285,8 +357,10 @@ def _values(spec: Spec, year: int) -> list[SuiteDraft]:
             out.append(
                 _draft(
                     f"What were our five largest {things} by {measure_words(measure)} in {year}?",
-                    f"SELECT {q(key)}, {q(measure)} FROM {q(table)} WHERE {within} "
-                    f"ORDER BY {q(measure)} DESC, {q(key)} LIMIT 5",
+                    select_from(table, col(key), col(measure))
+                    .where(day_between(stamp, first, last))
+                    .order_by(_desc(col(measure)), col(key))
+                    .limit(5),
                     [table],
                     "largest",
                 )
@@ -294,7 +368,7 @@ def _values(spec: Spec, year: int) -> list[SuiteDraft]:
         out.append(
             _draft(
                 f"What was the total {measure_words(measure)} of our {things} over the last 30 days?",
-                f"SELECT ROUND(SUM({q(measure)}), 2) FROM {q(table)} WHERE {q(stamp)} >= datetime('now', '-30 days')",
+                select_from(table, total.copy()).where(_last_days(stamp, spec, 30)),
                 [table],
                 "recent-value",
             )
@@ -303,7 +377,7 @@ def _values(spec: Spec, year: int) -> list[SuiteDraft]:
         out.append(
             _draft(
                 f"What was the total {measure_words(measure)} of our {things} in {MONTHS[12]} {year}?",
-                f"SELECT ROUND(SUM({q(measure)}), 2) FROM {q(table)} WHERE {day_between(stamp, *december)}",
+                select_from(table, total.copy()).where(day_between(stamp, *december)),
                 [table],
                 "month-value",
             )
@@ -314,11 +388,11 @@ def _values(spec: Spec, year: int) -> list[SuiteDraft]:
             value = word_values(spec, table, dim)[0]
             said = value_words(value)
             which = f"were {said}" if dim == "status" else f"had {said} as their {words(dim)}"
+            share = _pct(sb.count_where(exp.EQ(this=col(dim), expression=lit(value))), sb.count_rows())
             out.append(
                 _draft(
                     f"What share of our {noun(spec, table)} in {year} {which}?",
-                    f"SELECT ROUND(100.0 * SUM(CASE WHEN {q(dim)} = {literal(value)} THEN 1 ELSE 0 END) / COUNT(*), 1) "
-                    f"FROM {q(table)} WHERE {day_between(stamp, first, last)}",
+                    select_from(table, share).where(day_between(stamp, first, last)),
                     [table],
                     "slice-share",
                 )

@@ -7,15 +7,23 @@ make them. Each reference records its hidden parameters and the queries whose ro
 
 from datetime import date
 
+from sqlglot import exp
+
+from biarena.generate import sql_builder as sb
 from biarena.generate.corgi_suite.common import (
+    DIALECT,
     MONTHS,
     SuiteDraft,
     article,
+    col,
+    condition,
     condition_words,
+    count_star,
     data_year,
     hidden_evidence,
     is_definition,
     is_value,
+    join_on,
     month_bounds,
     monthly_sql,
     numbered,
@@ -24,9 +32,11 @@ from biarena.generate.corgi_suite.common import (
     period,
     planted_evidence,
     planted_windows,
-    q,
     seasonal_parameters,
+    select_from,
     slice_name,
+    sql,
+    stamp_ref,
     trend_parameters,
     trend_text,
     value_measure,
@@ -183,10 +193,7 @@ def _seasons(spec: Spec) -> list[SuiteDraft]:
                     {
                         "kind": "seasonal",
                         "parameters": {"weekend": weekend},
-                        "support_sql": [
-                            f"SELECT strftime('%w', {q(stamp)}) AS weekday, count(*) AS n FROM {q(table)} "
-                            "GROUP BY 1 ORDER BY 1"
-                        ],
+                        "support_sql": [_per_weekday(table, stamp)],
                     },
                     ["corgi:seasonal"],
                 )
@@ -265,8 +272,17 @@ def _segments(spec: Spec) -> list[SuiteDraft]:
             "kind": "segment",
             "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
             "support_sql": [
-                f"SELECT p.{q(by)}, count(*) AS n FROM {q(table)} t JOIN {q(parent)} p "
-                f"ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
+                sql(
+                    join_on(
+                        select_from(table, col(by, "p"), count_star(), alias="t"),
+                        parent,
+                        "p",
+                        col(name, "t"),
+                        col(key, "p"),
+                    )
+                    .group_by(col(by, "p"))
+                    .order_by(exp.Ordered(this=exp.column("n"), desc=True))
+                )
             ],
         }
         out.append(
@@ -340,11 +356,7 @@ def _relations(spec: Spec) -> list[SuiteDraft]:
                         {
                             "kind": "rule",
                             "parameters": {"table": table, "column": name, "match": match},
-                            "support_sql": [
-                                f"SELECT p.{q(str(match['column']))} = o.{q(same)} AS same_place, count(*) AS n "
-                                f"FROM {q(table)} t JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} "
-                                f"JOIN {q(other)} o ON t.{q(via)} = o.{q(other_key)} GROUP BY 1"
-                            ],
+                            "support_sql": [_same_place(table, name, parent, key, other, via, other_key, match, same)],
                         },
                         ["corgi:rule"],
                     )
@@ -362,11 +374,7 @@ def _relations(spec: Spec) -> list[SuiteDraft]:
                         {
                             "kind": "rule",
                             "parameters": {"table": table, "column": name, "where": column.where},
-                            "support_sql": [
-                                f"SELECT count(*) AS n FROM {q(parent)} p WHERE NOT ({column.where}) "
-                                f"AND NOT EXISTS (SELECT 1 FROM {q(table)} t WHERE t.{q(name)} = p.{q(key)}) "
-                                "HAVING count(*) > 0"
-                            ],
+                            "support_sql": [_never_reached(table, name, parent, key, column.where)],
                         },
                         ["corgi:rule"],
                     )
@@ -388,7 +396,11 @@ def _relations(spec: Spec) -> list[SuiteDraft]:
                             "kind": "rule",
                             "parameters": {"table": table, "column": name, "ranges": column.ranges},
                             "support_sql": [
-                                f"SELECT {q(by)}, min({q(name)}), max({q(name)}) FROM {q(table)} GROUP BY 1 ORDER BY 1"
+                                sql(
+                                    select_from(table, col(by), exp.Min(this=col(name)), exp.Max(this=col(name)))
+                                    .group_by(col(by))
+                                    .order_by(col(by))
+                                )
                             ],
                         },
                         ["corgi:rule"],
@@ -408,13 +420,46 @@ def _relations(spec: Spec) -> list[SuiteDraft]:
                     "kind": "rule",
                     "parameters": {"rule": rule.model_dump(mode="json")},
                     "support_sql": [
-                        f"SELECT {q(rule.column)}, count(*) AS n FROM {q(rule.table)} GROUP BY 1 ORDER BY n DESC"
+                        sql(
+                            select_from(rule.table, col(rule.column), count_star())
+                            .group_by(col(rule.column))
+                            .order_by(exp.Ordered(this=exp.column("n"), desc=True))
+                        )
                     ],
                 },
                 ["corgi:rule"],
             )
         )
     return out
+
+
+def _per_weekday(table: str, stamp: str) -> str:
+    """Rows per day of the week (0 Sunday to 6 Saturday)."""
+    weekday = sb.day_of_week(stamp_ref(stamp), DIALECT)
+    query = select_from(table, exp.alias_(weekday, "weekday"), count_star()).group_by(weekday.copy())
+    return sql(query.order_by(exp.column("weekday")))
+
+
+def _same_place(
+    table: str, name: str, parent: str, key: str, other: str, via: str, other_key: str, match: dict, same: str
+) -> str:
+    """Rows whose parent and other row are in the same place, and the others."""
+    same_place = exp.alias_(exp.EQ(this=col(str(match["column"]), "p"), expression=col(same, "o")), "same_place")
+    query = join_on(select_from(table, same_place, count_star(), alias="t"), parent, "p", col(name, "t"), col(key, "p"))
+    query = join_on(query, other, "o", col(via, "t"), col(other_key, "o"))
+    return sql(query.group_by(exp.EQ(this=col(str(match["column"]), "p"), expression=col(same, "o"))))
+
+
+def _never_reached(table: str, name: str, parent: str, key: str, where: str) -> str:
+    """Parents outside a lifecycle condition that have no child row (none, when the rule holds)."""
+    children = select_from(table, exp.Literal.number(1), alias="t").where(
+        exp.EQ(this=col(name, "t"), expression=col(key, "p"))
+    )
+    outside = exp.Not(this=exp.Paren(this=condition(where)))
+    query = select_from(parent, count_star(), alias="p").where(
+        exp.and_(outside, exp.Not(this=exp.Exists(this=children)))
+    )
+    return sql(query.having(exp.GT(this=sb.count_rows(), expression=exp.Literal.number(0))))
 
 
 def explanatory(spec: Spec, database: str) -> list[Question]:

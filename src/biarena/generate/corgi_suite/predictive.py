@@ -9,27 +9,36 @@ forecast records as `naive_sql` so the audit can measure it.
 from datetime import date
 from typing import Any
 
+from sqlglot import exp
+
 from biarena.db import Database
+from biarena.generate import sql_builder as sb
 from biarena.generate.corgi_suite.common import (
+    DIALECT,
     MONTHS,
     SuiteDraft,
+    col,
+    count_star,
     day_between,
     dimensions,
     last_year,
-    literal,
+    lit,
     measure_words,
     month_bounds,
     next_months,
     numbered,
+    per_day_sql,
     percent,
     period,
-    q,
     quiet_condition,
     rate,
     seasonal_parameters,
+    select_from,
     shares,
     slice_condition,
     slice_name,
+    sql,
+    stamp_ref,
     trend_text,
     value_measure,
     value_words,
@@ -48,13 +57,24 @@ def _year_before(day: date) -> date:
     return day.replace(year=day.year - 1, day=min(day.day, 28) if day.month == 2 else day.day)
 
 
-def _naive(spec: Spec, table: str, first: date, last: date, measure: str = "count(*)", where: str = "") -> str:
-    """The same period a year earlier: what a naive forecast would say."""
+def _naive(
+    spec: Spec,
+    table: str,
+    first: date,
+    last: date,
+    measure: exp.Expression | None = None,
+    where: exp.Expression | None = None,
+) -> str:
+    """The same period a year earlier: what a naive forecast would say (COUNT(*) unless another measure)."""
     stamp = stamp_of(spec, table) or ""
-    extra = f" AND {where}" if where else ""
-    return (
-        f"SELECT {measure} FROM {q(table)} WHERE {day_between(stamp, _year_before(first), _year_before(last))}{extra}"
-    )
+    window = day_between(stamp, _year_before(first), _year_before(last))
+    query = select_from(table, measure if measure is not None else sb.count_rows())
+    return sql(query.where(exp.and_(window, where) if where is not None else window))
+
+
+def _average(table: str, column: str, stamp: str, window: tuple[date, date]) -> str:
+    """The average of a column over a window of days."""
+    return sql(select_from(table, exp.Avg(this=col(column))).where(day_between(stamp, *window)))
 
 
 def _count(
@@ -86,10 +106,21 @@ def _rate_sql(spec: Spec, table: str) -> str:
     """The last year's rows the rate is measured on."""
     first, last = last_year(spec)
     stamp = stamp_of(spec, table) or ""
-    return (
-        f"SELECT substr({q(stamp)}, 1, 7) AS month, count(*) AS n FROM {q(table)} WHERE "
-        f"{day_between(stamp, first, last)} AND {quiet_condition(spec, table)} GROUP BY 1 ORDER BY 1"
+    month = sb.month_label(stamp_ref(stamp), DIALECT)
+    query = select_from(table, exp.alias_(month, "month"), count_star()).where(
+        exp.and_(day_between(stamp, first, last), quiet_condition(spec, table))
     )
+    return sql(query.group_by(month.copy()).order_by(exp.column("month")))
+
+
+def _recurring_days(table: str, stamp: str, month: int, days: tuple[int, int] | list[int]) -> str:
+    """Rows per day on a recurring event's days (a month and a range of its days, every year)."""
+    ref = stamp_ref(stamp)
+    on_days = exp.and_(
+        exp.EQ(this=sb.date_part(ref, "month", DIALECT), expression=lit(month)),
+        exp.Between(this=sb.date_part(ref, "day", DIALECT), low=lit(days[0]), high=lit(days[1])),
+    )
+    return per_day_sql(table, stamp, on_days)
 
 
 def _about(expected: float, tolerance: float = TOLERANCE) -> str:
@@ -146,9 +177,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
     if measure:
         stamp = stamp_of(spec, table) or ""
         window = last_year(spec)
-        average = float(
-            db.execute(f"SELECT AVG({q(measure)}) FROM {q(table)} WHERE {day_between(stamp, *window)}").rows[0][0] or 0
-        )
+        average = float(db.execute(_average(table, measure, stamp, window)).rows[0][0] or 0)
         year, month = upcoming[0]
         first, last = month_bounds(year, month)
         expected, evidence = _count(spec, table, base, first, last)
@@ -162,7 +191,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                 evidence
                 | {
                     "expected": round(expected * average, 2),
-                    "naive_sql": _naive(spec, table, first, last, f"SUM({q(measure)})"),
+                    "naive_sql": _naive(spec, table, first, last, exp.Sum(this=col(measure))),
                     "parameters": evidence["parameters"] | {"average": round(average, 4), "measure": measure},
                 },
             )
@@ -182,7 +211,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                     "tolerance": 0.05,
                     "window": [first.isoformat(), last.isoformat()],
                     "parameters": {"column": column.model_dump(mode="json", exclude_none=True)},
-                    "support_sql": [f"SELECT AVG({q(measure)}) FROM {q(table)} WHERE {day_between(stamp, *window)}"],
+                    "support_sql": [_average(table, measure, stamp, window)],
                 },
             )
         )
@@ -295,7 +324,7 @@ def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
             first,
             last,
             share=share,
-            naive_sql=_naive(spec, table, first, last, where=f"{q(dim)} = {literal(value)}"),
+            naive_sql=_naive(spec, table, first, last, where=exp.EQ(this=col(dim), expression=lit(value))),
         )
         out.append(
             SuiteDraft(
@@ -324,8 +353,12 @@ def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
                     "window": [first.isoformat(), last.isoformat()],
                     "parameters": {"column": dim, "shares": generating},
                     "support_sql": [
-                        f"SELECT {q(dim)}, count(*) AS n FROM {q(table)} WHERE {quiet_condition(spec, table)} "
-                        "GROUP BY 1 ORDER BY 1"
+                        sql(
+                            select_from(table, col(dim), count_star())
+                            .where(quiet_condition(spec, table))
+                            .group_by(col(dim))
+                            .order_by(col(dim))
+                        )
                     ],
                 },
             )
@@ -340,7 +373,8 @@ def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
         total = sum(weights.get(k, 0.0) * s for k, s in population.items()) or 1.0
         top = max(weights, key=weights.get)
         share = weights[top] * population.get(top, 0.0) / total
-        where = f"{q(name)} IN (SELECT {q(key)} FROM {q(parent)} WHERE {q(by)} = {literal(top)})"
+        parents = select_from(parent, col(key)).where(exp.EQ(this=col(by), expression=lit(top)))
+        where = exp.In(this=col(name), query=exp.Subquery(this=parents))
         expected, evidence = _count(
             spec, table, base, first, last, share=share, naive_sql=_naive(spec, table, first, last, where=where)
         )
@@ -395,12 +429,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                         "tolerance": 0.05,
                         "tolerance_unit": "points",
                         "parameters": {"event": event.model_dump(mode="json")},
-                        "support_sql": [
-                            f"SELECT substr({q(stamp_of(spec, table) or '')}, 1, 10) AS day, count(*) AS n FROM "
-                            f"{q(table)} WHERE substr({q(stamp_of(spec, table) or '')}, 6, 5) BETWEEN "
-                            f"'{event.month:02d}-{event.days[0]:02d}' AND '{event.month:02d}-{event.days[1]:02d}' "
-                            "GROUP BY 1 ORDER BY 1"
-                        ],
+                        "support_sql": [_recurring_days(table, stamp_of(spec, table) or "", event.month, event.days)],
                     },
                 )
             )
@@ -435,9 +464,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
     for column in dict.fromkeys(ruled):
         stamp = stamp_of(spec, table) or ""
         window = last_year(spec)
-        average = float(
-            db.execute(f"SELECT AVG({q(column)}) FROM {q(table)} WHERE {day_between(stamp, *window)}").rows[0][0] or 0
-        )
+        average = float(db.execute(_average(table, column, stamp, window)).rows[0][0] or 0)
         year, month = next_months(spec, 1)[0]
         first, last = month_bounds(year, month)
         expected, evidence = _count(spec, table, base, first, last)
@@ -451,7 +478,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                 evidence
                 | {
                     "expected": round(expected * average, 2),
-                    "naive_sql": _naive(spec, table, first, last, f"SUM({q(column)})"),
+                    "naive_sql": _naive(spec, table, first, last, exp.Sum(this=col(column))),
                     "parameters": evidence["parameters"] | {"average": round(average, 4), "column": column},
                 },
             )

@@ -7,15 +7,23 @@ responses to planted events on their causes. Each reference states what the data
 
 from datetime import date
 
+from sqlglot import exp
+
 from biarena.db import Database
+from biarena.generate import sql_builder as sb
 from biarena.generate.corgi_suite.common import (
+    DIALECT,
     MONTHS,
     SuiteDraft,
+    col,
+    condition,
+    count_star,
     day_between,
     dimensions,
     hidden_evidence,
     is_definition,
     is_value,
+    join_on,
     last_year,
     measure_words,
     month_bounds,
@@ -26,10 +34,11 @@ from biarena.generate.corgi_suite.common import (
     percent,
     period,
     planted_evidence,
-    q,
     rate,
     seasonal_parameters,
+    select_from,
     slice_name,
+    sql,
     trend_text,
     value_measure,
     value_words,
@@ -42,6 +51,14 @@ from biarena.synth.spec import Spec
 
 _OUTCOMES = ("status", "result", "outcome", "state")
 """Category columns that record what happened to a row, not a lever a business can pull."""
+
+
+def _known(node: exp.Expression) -> exp.Expression:
+    return exp.Not(this=exp.Is(this=node, expression=exp.Null()))
+
+
+def _desc(name: str) -> exp.Ordered:
+    return exp.Ordered(this=exp.column(name), desc=True)
 
 
 def _timing(spec: Spec) -> list[SuiteDraft]:
@@ -226,24 +243,27 @@ def _segments(spec: Spec, db: Database) -> list[SuiteDraft]:
         measure = value_measure(spec, table)
         if measure and "cost" in measure:
             measure = None  # what we spend is no goal to grow: segments are weighed by the rows they bring
-        total = f"SUM({q(measure)})" if measure else "COUNT(*)"
         label = f"the total {measure_words(measure)} of our {things}" if measure else f"the number of {things}"
-        within = day_between(stamp, first, last)
-        joined = within.replace(f"substr({q(stamp)}", f"substr(t.{q(stamp)}")
         one = things[:-1] if things.endswith("s") else things
         levers = [d for d in dimensions(spec, table) if not any(w in d for w in _OUTCOMES)]
         for number, dim in enumerate(levers):
             # rows whose value is empty (a key that is optional, and what is read through it) are no segment
-            known = f"{within} AND {q(dim)} IS NOT NULL"
-            sql = f"SELECT {q(dim)}, {total} AS total FROM {q(table)} WHERE {known} GROUP BY 1 ORDER BY total DESC"
-            rows = db.execute(sql).rows
+            known = exp.and_(day_between(stamp, first, last), _known(col(dim)))
+            total = exp.Sum(this=col(measure)) if measure else sb.count_rows()
+            query = (
+                select_from(table, col(dim), exp.alias_(total, "total"))
+                .where(known)
+                .group_by(col(dim))
+                .order_by(_desc("total"))
+            )
+            rows = db.execute(sql(query)).rows
             if len(rows) < 2:
                 continue
             evidence = {
                 "kind": "segment",
                 "parameters": {"table": table, "column": dim, "measure": measure or "rows"},
                 "window": [first.isoformat(), last.isoformat()],
-                "support_sql": [sql],
+                "support_sql": [sql(query)],
             }
             out.append(
                 SuiteDraft(
@@ -256,9 +276,11 @@ def _segments(spec: Spec, db: Database) -> list[SuiteDraft]:
                 )
             )
             if measure and number < 2:
-                average = (
-                    f"SELECT {q(dim)}, AVG({q(measure)}) AS average, COUNT(*) AS n FROM {q(table)} WHERE {known} "
-                    "GROUP BY 1 ORDER BY average DESC"
+                average = sql(
+                    select_from(table, col(dim), exp.alias_(exp.Avg(this=col(measure)), "average"), count_star())
+                    .where(known.copy())
+                    .group_by(col(dim))
+                    .order_by(_desc("average"))
                 )
                 rows = db.execute(average).rows
                 out.append(
@@ -281,12 +303,20 @@ def _segments(spec: Spec, db: Database) -> list[SuiteDraft]:
             if spec.tables[parent].scaled:
                 continue
             for dim in dimensions(spec, parent)[:1]:
-                sql = (
-                    f"SELECT p.{q(dim)}, {total.replace('(', '(t.', 1) if measure else total} AS total "
-                    f"FROM {q(table)} t JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} "
-                    f"WHERE {joined} AND p.{q(dim)} IS NOT NULL GROUP BY 1 ORDER BY total DESC"
+                total = exp.Sum(this=col(measure, "t")) if measure else sb.count_rows()
+                query = (
+                    join_on(
+                        select_from(table, col(dim, "p"), exp.alias_(total, "total"), alias="t"),
+                        parent,
+                        "p",
+                        col(name, "t"),
+                        col(key, "p"),
+                    )
+                    .where(exp.and_(day_between(stamp, first, last, "t"), _known(col(dim, "p"))))
+                    .group_by(col(dim, "p"))
+                    .order_by(_desc("total"))
                 )
-                rows = db.execute(sql).rows
+                rows = db.execute(sql(query)).rows
                 if len(rows) < 2:
                     continue
                 out.append(
@@ -306,7 +336,7 @@ def _segments(spec: Spec, db: Database) -> list[SuiteDraft]:
                                 "measure": measure or "rows",
                             },
                             "window": [first.isoformat(), last.isoformat()],
-                            "support_sql": [sql],
+                            "support_sql": [sql(query)],
                         },
                     )
                 )
@@ -317,8 +347,23 @@ def _segments(spec: Spec, db: Database) -> list[SuiteDraft]:
             "kind": "segment",
             "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
             "support_sql": [
-                f"SELECT p.{q(by)}, count(*) AS n, count(DISTINCT t.{q(name)}) AS active FROM {q(table)} t "
-                f"JOIN {q(parent)} p ON t.{q(name)} = p.{q(key)} GROUP BY 1 ORDER BY n DESC"
+                sql(
+                    join_on(
+                        select_from(
+                            table,
+                            col(by, "p"),
+                            count_star(),
+                            exp.alias_(exp.Count(this=exp.Distinct(expressions=[col(name, "t")])), "active"),
+                            alias="t",
+                        ),
+                        parent,
+                        "p",
+                        col(name, "t"),
+                        col(key, "p"),
+                    )
+                    .group_by(col(by, "p"))
+                    .order_by(_desc("n"))
+                )
             ],
         }
         out.append(
@@ -354,17 +399,21 @@ def _policies(spec: Spec, db: Database) -> list[SuiteDraft]:
         if not is_value(spec, rule.table, rule.column) or is_definition(rule):
             continue
         stamp = stamp_of(spec, rule.table)
-        within = day_between(stamp, first, last) if stamp else "1 = 1"
         branches = rule.branches()
         # branches by their order, not their thresholds: a policy threshold stated in the briefing is no finding
         labels = [f"its {_ORDINALS[min(n, len(_ORDINALS) - 1)]} case" for n in range(len(branches))]
-        case = " ".join(f"WHEN {c.when} THEN {number}" for number, c in enumerate(branches))
-        amount = f", ROUND(SUM({q(rule.column)}), 2) AS total" if is_value(spec, rule.table, rule.column) else ""
-        sql = (
-            f"SELECT CASE {case} ELSE {len(branches)} END AS branch, count(*) AS n{amount} "
-            f"FROM {q(rule.table)} WHERE {within} GROUP BY 1 ORDER BY 1"
-        )
-        rows = {row[0]: row[1:] for row in db.execute(sql).rows}
+        case = exp.Case()
+        for number, branch in enumerate(branches):
+            case = case.when(condition(branch.when), exp.Literal.number(number))
+        case = case.else_(exp.Literal.number(len(branches)))
+        columns = [exp.alias_(case, "branch"), count_star()]
+        if is_value(spec, rule.table, rule.column):
+            columns.append(exp.alias_(sb.rounded(exp.Sum(this=col(rule.column)), 2, DIALECT), "total"))
+        query = select_from(rule.table, *columns)
+        if stamp:
+            query = query.where(day_between(stamp, first, last))
+        query = query.group_by(case.copy()).order_by(exp.column("branch"))
+        rows = {row[0]: row[1:] for row in db.execute(sql(query)).rows}
         everyone = sum(r[0] for r in rows.values()) or 1
         parts = []
         for number, label in enumerate([*labels, "all other " + noun(spec, rule.table)]):
@@ -383,7 +432,7 @@ def _policies(spec: Spec, db: Database) -> list[SuiteDraft]:
                     "kind": "rule",
                     "parameters": {"rule": rule.model_dump(mode="json"), "cases": [c.when for c in branches]},
                     "window": [first.isoformat(), last.isoformat()] if stamp else None,
-                    "support_sql": [sql],
+                    "support_sql": [sql(query)],
                 },
             )
         )

@@ -387,3 +387,13 @@ def test_corgi_check_with_the_local_model_prints_the_baselines(suite: Path, tmp_
         assert rule in result.stdout
     data = json.loads(out.read_text())
     assert data["overall"]["pairs"] == 2 and set(data["overall"]["baselines"]) == set(BASELINES)
+
+
+def test_insight_wins_where_only_causes_and_actions_change(suite: Path) -> None:
+    report = _check(suite, get_scorer("insight"), count=40, seed=2)
+    figures = {f.degradation: f for f in report.degradations}
+    for name in ("cause_swapped", "vague_recommendation"):
+        assert figures[name].pairs >= 3, figures
+        assert figures[name].higher == figures[name].pairs, (name, figures[name])
+        best = max(rate.rate for rate in figures[name].baselines.values())
+        assert figures[name].good_higher.rate > best, (name, figures[name])

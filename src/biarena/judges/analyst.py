@@ -154,7 +154,7 @@ def figures_text(evidence: Evidence) -> str:
 
 
 RECOMMENDATION = (
-    "act on this in the period named above: the operations lead owns it, the target is to move {table} by ten "
+    "act on {target} in the period named above: the operations lead owns it, the target is to move {table} by ten "
     "percent against the same period last year, and the team reviews the result four weeks after launch."
 )
 FOLLOW_UP = (
@@ -167,9 +167,17 @@ CAVEAT = (
 )
 
 
-def draft_answer(question: Question, evidence: Evidence, *, cause: str | None, other_cause: str | None) -> Draft:
+def draft_answer(
+    question: Question,
+    evidence: Evidence,
+    *,
+    cause: str | None,
+    other_cause: str | None,
+    target: str | None = None,
+) -> Draft:
     """A good answer to `question`: its plan, the figures of `evidence`, the reference's finding as conclusion, a
-    recommendation with action, target and time (a follow-up for a question that asks for no recommendation)."""
+    recommendation that acts on `target` (what the finding points to) with owner, target and time (a follow-up for
+    a question that asks for no recommendation)."""
     claim, _ = reference_parts(question.reference_answer or "")
     noun = "months" if evidence.dated else f"{evidence.by} values"
     plan = (
@@ -188,6 +196,6 @@ def draft_answer(question: Question, evidence: Evidence, *, cause: str | None, o
         figures=figures_text(evidence),
         conclusion=claim,
         ruled_out=ruled_out,
-        recommendation=template.format(table=evidence.table, by=evidence.by),
+        recommendation=template.format(table=evidence.table, by=evidence.by, target=target or "this"),
         caveat=CAVEAT.format(noun=noun, by=evidence.by),
     )

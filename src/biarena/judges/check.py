@@ -23,6 +23,7 @@ from biarena.judges.analyst import draft_answer, gather, reference_parts
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext
 from biarena.judges.baselines import BASELINES
 from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, other_cause
+from biarena.judges.insight_truth import target_words
 from biarena.judges.pairwise import PairwiseJudge
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
@@ -229,7 +230,8 @@ def build_pairs(questions: list[Question], judge: JudgeScorer, env: AgentEnv, co
             continue
         claim = reference_parts(question.reference_answer or "")[0]
         other = other_cause(claim, causes.get(question.database, []), random.Random(f"{seed}/{question.id}/cause"))
-        draft = draft_answer(question, evidence, cause=cause_of(claim), other_cause=other)
+        target = target_words(question) if corgi_type_label(question) == "corgi:type4" else None
+        draft = draft_answer(question, evidence, cause=cause_of(claim), other_cause=other, target=target)
         copies: list[tuple[str, str, list[Step]]] = []
         for name in sorted(DEGRADATIONS, key=lambda d: (made[d], DEGRADATIONS.index(d))):
             worse = degrade(
@@ -239,6 +241,7 @@ def build_pairs(questions: list[Question], judge: JudgeScorer, env: AgentEnv, co
                 random.Random(f"{seed}/{question.id}/{name}"),
                 recommendational=corgi_type_label(question) == "corgi:type4",
                 wrong=lambda q=question: gather(q, env, year=True),
+                target=target,
             )
             if worse is not None:
                 copies.append((name, *worse))

@@ -34,7 +34,7 @@ DEGRADATIONS = (
 LENGTH_SLACK = 0.10
 """How far a degraded copy's length may be from the good answer's (a share of it)."""
 
-_CAUSE = re.compile(r"\bbecause (?:of )?(?P<cause>[^.;()]+)")
+_CAUSE = re.compile(r"(?<!not )\bbecause (?:of )?(?P<cause>(?:[^.;():]|\.(?=\d))+)")
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
@@ -51,7 +51,7 @@ _PROTECTED = re.compile(
 )
 _NUMBER = re.compile(r"(?<![\w.,])(?P<sign>[+\-−]?)(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]\d)")
 VAGUE = (
-    "act on this when the time seems right: the relevant teams own it, the aim is to improve {table} wherever "
+    "act on {target} when the time seems right: the relevant teams own it, the aim is to improve {table} wherever "
     "the potential looks greatest, and everyone keeps an eye on the results as things develop{more}."
 )
 VAGUE_MORE = " over the coming period and beyond"
@@ -163,11 +163,15 @@ def padded(draft: Draft, rng: random.Random) -> Draft:
     return draft.but(figures=" ".join(out))
 
 
-def vague_recommendation(draft: Draft, evidence: Evidence, recommendational: bool, rng: random.Random) -> Draft | None:
-    """For a question that asks for a recommendation: its action, owner, target and time made vague."""
+def vague_recommendation(
+    draft: Draft, evidence: Evidence, recommendational: bool, rng: random.Random, target: str | None = None
+) -> Draft | None:
+    """For a question that asks for a recommendation: its owner, size and time made vague (what it acts on, `target`,
+    is kept, so the copy uses the same words of the finding)."""
     if not recommendational:
         return None
-    return draft.but(recommendation=VAGUE.format(table=evidence.table, more=VAGUE_MORE if rng.random() < 0.5 else ""))
+    more = VAGUE_MORE if rng.random() < 0.5 else ""
+    return draft.but(recommendation=VAGUE.format(target=target or "this", table=evidence.table, more=more))
 
 
 def balanced(good: Draft, worse: Draft, rng: random.Random) -> Draft:
@@ -209,6 +213,7 @@ def degrade(
     *,
     recommendational: bool,
     wrong: Callable[[], Evidence | None] | None = None,
+    target: str | None = None,
 ) -> tuple[str, list[Step]] | None:
     """One degradation by name: the degraded text and the steps under it; None when it does not apply (or would
     move the length by more than `LENGTH_SLACK`)."""
@@ -220,7 +225,7 @@ def degrade(
         figures = numbers_changed(draft.figures, rng)
         worse = draft.but(figures=figures) if figures else None
     elif name == "vague_recommendation":
-        worse = vague_recommendation(draft, evidence, recommendational, rng)
+        worse = vague_recommendation(draft, evidence, recommendational, rng, target)
     elif name == "contradicted":
         worse = contradicted(draft)
     elif name == "padded":

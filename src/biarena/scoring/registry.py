@@ -34,6 +34,7 @@ SCORERS: dict[str, Callable[..., Scorer]] = {
     "bibench": lazy("biarena.judges.bibench:BiBenchJudge"),
     "interaction": lazy("biarena.judges.interaction:InteractionJudge"),
     "faithfulness": lazy("biarena.judges.faithfulness:FaithfulnessJudge"),
+    "insight": lazy("biarena.judges.insight:InsightJudge"),
 }
 """Registry name -> factory taking the scorer's keyword options. A new scorer is one file and one line here; the
 deterministic metrics are the default ones."""

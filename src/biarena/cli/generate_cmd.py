@@ -120,13 +120,12 @@ def roles_draft(
 
 
 def _drafted_roles(db: Any, database: str) -> Any:
-    import yaml
-
     from biarena.generate.roles import Roles
     from biarena.generate.roles_draft import draft_roles
+    from biarena.yaml_load import load_yaml
 
     try:
-        return Roles.model_validate(yaml.safe_load(draft_roles(db, database)))
+        return Roles.model_validate(load_yaml(draft_roles(db, database), f"{database} (drafted roles)"))
     except ValueError as error:
         raise UsageError(f"{database}: {error}") from None
 

@@ -1,9 +1,12 @@
-"""DuckWorker: a DuckDB engine process for one file, watched for memory and time and replaced when killed.
+"""EngineProcess: an engine process for one database file, watched for memory and time and replaced when killed.
 
-DuckDB's `memory_limit` bounds its buffer manager only: a function can build a value of any size beside it
-(`repeat` of a list, a `printf` width). So statements run in a child process whose resident memory the parent
-reads every few milliseconds while a statement runs; past the memory limit plus MEMORY_MARGIN, or past the time
-limit, the child is killed (no waiting for DuckDB to notice an interrupt) and the next request starts another.
+An engine's own memory limit leaves some of what a statement builds unbounded: DuckDB's bounds its buffer manager
+only (a function can build a value of any size beside it: `repeat` of a list, a `printf` width), and SQLite's heap
+limit holds for a whole process (in biarena's own it would cap the run store and the cache too), while the rows
+fetched into Python count against neither. So statements run in a child process (engine_serve) whose resident
+memory the parent reads every few milliseconds while a statement runs; past the memory limit plus MEMORY_MARGIN, or
+past the time limit, the child is killed (no waiting for the engine to notice an interrupt) and the next request
+starts another.
 """
 
 import contextlib
@@ -21,16 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import biarena
-from biarena.db.duckdb_serve import HEADER, PROBLEMS, send_message
+from biarena.db.engine_serve import HEADER, PROBLEMS, send_message
 from biarena.db.errors import SqlError, SqlTimeout, SqlTooLarge
 from biarena.db.limits import GIB, MIB, format_size
 from biarena.db.scratch import scratch_dir
 from biarena.errors import NotFoundError
 
 MEMORY_MARGIN = 384 * MIB
-"""What the engine process may hold beyond DuckDB's memory limit (Python, DuckDB's own code, values built outside
-its buffer manager) before it is killed. With the caller's own process and the growth between two readings, a
-statement stays within the memory limit plus 512 MiB."""
+"""What the engine process may hold beyond the engine's memory limit (Python, the engine's own code, values built
+outside its limit, the rows fetched) before it is killed. With the caller's own process and the growth between two
+readings, a statement stays within the memory limit plus 512 MiB."""
 
 DATA_MARGIN = 1 * GIB
 """The engine process's data segment limit (RLIMIT_DATA) beyond the memory limit: a backstop that fails a single
@@ -41,6 +44,9 @@ POLL_SECONDS = 0.002
 
 START_SECONDS = 60.0
 """How long an engine process may take to start and open its file."""
+
+ENGINE_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite"}
+"""Each engine's name in messages."""
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _READ_CHUNK = 1 << 20
@@ -54,17 +60,21 @@ sys.path.insert(0, sys.argv[1])
 package = types.ModuleType("biarena.db")
 package.__path__ = [os.path.join(sys.argv[1], "biarena", "db")]
 sys.modules["biarena.db"] = package
-from biarena.db.duckdb_serve import serve
+from biarena.db.engine_serve import serve
 serve()
 """
 
 
-class DuckWorker:
-    """One DuckDB engine process for one file: started on first use, killed past its memory or time limit."""
+class EngineProcess:
+    """One engine process for one database file: started on first use, killed past its memory or time limit.
 
-    def __init__(self, path: Path, config: dict[str, Any], memory_limit: int, temp_name: str) -> None:
+    `engine` names the engine's side in engine_serve.ENGINES; `options` are what it opens the file with.
+    """
+
+    def __init__(self, engine: str, path: Path, options: dict[str, Any], memory_limit: int, temp_name: str) -> None:
+        self.engine = engine
         self.path = path
-        self.config = config
+        self.options = options
         self.memory_limit = memory_limit
         self.memory_cap = memory_limit + MEMORY_MARGIN
         self.temp_name = temp_name
@@ -79,10 +89,16 @@ class DuckWorker:
         """The engine process's id while one runs."""
         return self._process.pid if self._process is not None else None
 
-    def request(self, message: tuple, timeout: float) -> Any:
+    @property
+    def label(self) -> str:
+        """The engine's name, for messages."""
+        return ENGINE_NAMES.get(self.engine, self.engine)
+
+    def request(self, message: tuple, timeout: float, grace: float = 0.0) -> Any:
         """Send `message` and return the reply's value; raise the failure it names, SqlTimeout or SqlTooLarge.
 
-        Starting the engine process does not count against `timeout`.
+        The process is killed `grace` seconds past `timeout` (an engine that interrupts itself at `timeout` then
+        fails the statement without being restarted). Starting the engine process does not count against `timeout`.
         """
         if self._process is not None and _exited(self._process):
             self.stop()  # it died between statements (killed from outside): start another
@@ -94,7 +110,7 @@ class DuckWorker:
             send_message(process.stdin, message)
         except (BrokenPipeError, OSError):
             self._died()
-        kind, value = self._receive(time.monotonic() + timeout, timeout)
+        kind, value = self._receive(time.monotonic() + timeout + grace, timeout)
         if kind == "ok":
             return value
         raise PROBLEMS.get(kind, SqlError)(value)
@@ -110,7 +126,6 @@ class DuckWorker:
 
     def _start(self) -> None:
         temp = scratch_dir(f"{self.temp_name}-{os.getpid()}-{next(_serial)}")
-        config = {**self.config, "temp_directory": str(temp)}
         root = str(Path(biarena.__file__).resolve().parent.parent)
         process = subprocess.Popen(
             [sys.executable, "-c", _BOOT, root],
@@ -118,6 +133,8 @@ class DuckWorker:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             close_fds=True,
+            # SQLite reads its temp directory from the environment: its spill files go to the scratch area too.
+            env={**os.environ, "SQLITE_TMPDIR": str(temp)},
         )
         try:
             statm: int | None = os.open(f"/proc/{process.pid}/statm", os.O_RDONLY)
@@ -126,14 +143,15 @@ class DuckWorker:
         self._process, self._statm, self.temp_directory = process, statm, temp
         self._stop = weakref.finalize(self, _shutdown, process, statm, temp)
         assert process.stdin is not None
-        send_message(process.stdin, ("open", str(self.path), config, self.memory_limit + DATA_MARGIN))
+        opening = ("open", self.engine, str(self.path), self.options, str(temp), self.memory_limit + DATA_MARGIN)
+        send_message(process.stdin, opening)
         try:
             kind, value = self._receive(time.monotonic() + START_SECONDS, START_SECONDS)
         except SqlTimeout:
-            raise SqlError(f"the DuckDB engine process did not start within {START_SECONDS:g} s") from None
+            raise SqlError(f"the {self.label} engine process did not start within {START_SECONDS:g} s") from None
         if kind != "ok":
             self.stop()
-            raise NotFoundError(f"cannot open {self.path} as a DuckDB database: {value}")
+            raise NotFoundError(f"cannot open {self.path} as a {self.label} database: {value}")
 
     def _resident(self) -> int:
         if self._statm is None:
@@ -183,8 +201,10 @@ class DuckWorker:
             code = None
         self.stop()
         if code == -signal.SIGKILL:
-            raise SqlTooLarge("the DuckDB engine process was killed from outside, most likely for lack of memory")
-        raise SqlError(f"the DuckDB engine process stopped unexpectedly (exit status {code})")
+            raise SqlTooLarge(
+                f"the {self.label} engine process was killed from outside, most likely for lack of memory"
+            )
+        raise SqlError(f"the {self.label} engine process stopped unexpectedly (exit status {code})")
 
 
 def _shutdown(process: subprocess.Popen, statm: int | None, temp: Path) -> None:

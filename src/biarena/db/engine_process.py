@@ -50,6 +50,7 @@ ENGINE_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite"}
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _READ_CHUNK = 1 << 20
+_FIRST_READ = 1 << 16
 _serial = itertools.count(1)
 
 # The engine process imports the three small modules it needs without the package's public surface
@@ -82,6 +83,8 @@ class EngineProcess:
         """The running engine process's spill area (removed with the process)."""
         self._process: subprocess.Popen | None = None
         self._statm: int | None = None
+        self._stat: int | None = None
+        self._poller: Any = None
         self._stop: weakref.finalize | None = None
 
     @property
@@ -100,7 +103,7 @@ class EngineProcess:
         The process is killed `grace` seconds past `timeout` (an engine that interrupts itself at `timeout` then
         fails the statement without being restarted). Starting the engine process does not count against `timeout`.
         """
-        if self._process is not None and _exited(self._process):
+        if self._process is not None and self._exited():
             self.stop()  # it died between statements (killed from outside): start another
         if self._process is None:
             self._start()
@@ -121,7 +124,7 @@ class EngineProcess:
             self._stop()
         self._stop = None
         self._process = None
-        self._statm = None
+        self._statm = self._stat = self._poller = None
         self.temp_directory = None
 
     def _start(self) -> None:
@@ -136,13 +139,17 @@ class EngineProcess:
             # SQLite reads its temp directory from the environment: its spill files go to the scratch area too.
             env={**os.environ, "SQLITE_TMPDIR": str(temp)},
         )
+        # Kept open and read with pread: a statement's memory is read every few milliseconds.
         try:
             statm: int | None = os.open(f"/proc/{process.pid}/statm", os.O_RDONLY)
+            stat: int | None = os.open(f"/proc/{process.pid}/stat", os.O_RDONLY)
         except OSError:  # no /proc (not Linux): the data segment limit alone bounds the process
-            statm = None
-        self._process, self._statm, self.temp_directory = process, statm, temp
-        self._stop = weakref.finalize(self, _shutdown, process, statm, temp)
-        assert process.stdin is not None
+            statm = stat = None
+        assert process.stdin is not None and process.stdout is not None
+        poller = select.poll()
+        poller.register(process.stdout.fileno(), select.POLLIN | select.POLLHUP)
+        self._process, self._statm, self._stat, self._poller, self.temp_directory = process, statm, stat, poller, temp
+        self._stop = weakref.finalize(self, _shutdown, process, (statm, stat), temp)
         opening = ("open", self.engine, str(self.path), self.options, str(temp), self.memory_limit + DATA_MARGIN)
         send_message(process.stdin, opening)
         try:
@@ -152,6 +159,21 @@ class EngineProcess:
         if kind != "ok":
             self.stop()
             raise NotFoundError(f"cannot open {self.path} as a {self.label} database: {value}")
+
+    def _exited(self) -> bool:
+        """True when the process has ended. A killed multi-threaded process shows as a zombie before the kernel lets
+        it be reaped (its other threads are still ending), and poll() says it runs for that while: /proc says
+        otherwise, and an unreaped process stays there as a zombie, so /proc alone answers (one read per statement).
+        """
+        process = self._process
+        assert process is not None
+        if self._stat is None:  # no /proc (not Linux)
+            return process.poll() is not None
+        try:
+            state = os.pread(self._stat, 512, 0).rsplit(b")", 1)[-1].split()[0]
+        except (OSError, IndexError):  # the process is gone already
+            return True
+        return state in (b"Z", b"X")
 
     def _resident(self) -> int:
         if self._statm is None:
@@ -166,25 +188,25 @@ class EngineProcess:
         process = self._process
         assert process is not None and process.stdout is not None
         fd = process.stdout.fileno()
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLHUP)
         buffer = bytearray()
         size: int | None = None
         while size is None or len(buffer) < HEADER.size + size:
-            if self._resident() > self.memory_cap:
-                self.stop()
-                raise SqlTooLarge(
-                    f"the statement used over {format_size(self.memory_cap)} of memory and was stopped "
-                    f"(sandbox limit: memory={format_size(self.memory_limit)}, plus "
-                    f"{format_size(MEMORY_MARGIN)} for the engine process)"
-                )
             left = deadline - time.monotonic()
             if left <= 0:
                 self.stop()
                 raise SqlTimeout(f"statement interrupted after {timeout:g} s")
-            if not poller.poll(min(POLL_SECONDS, left) * 1000):
+            if not self._poller.poll(min(POLL_SECONDS, left) * 1000):
+                # Still running: one reading of its memory per wait (a reply that came needs none).
+                if self._resident() > self.memory_cap:
+                    self.stop()
+                    raise SqlTooLarge(
+                        f"the statement used over {format_size(self.memory_cap)} of memory and was stopped "
+                        f"(sandbox limit: memory={format_size(self.memory_limit)}, plus "
+                        f"{format_size(MEMORY_MARGIN)} for the engine process)"
+                    )
                 continue
-            want = HEADER.size - len(buffer) if size is None else HEADER.size + size - len(buffer)
+            # One reply is outstanding at a time, so nothing past its end can be read.
+            want = _FIRST_READ if size is None else HEADER.size + size - len(buffer)
             chunk = os.read(fd, min(want, _READ_CHUNK))
             if not chunk:
                 self._died()
@@ -207,7 +229,7 @@ class EngineProcess:
         raise SqlError(f"the {self.label} engine process stopped unexpectedly (exit status {code})")
 
 
-def _shutdown(process: subprocess.Popen, statm: int | None, temp: Path) -> None:
+def _shutdown(process: subprocess.Popen, proc_files: tuple[int | None, ...], temp: Path) -> None:
     """Kill and reap an engine process, close what the parent held open for it and remove its spill files."""
     if process.poll() is None:
         process.kill()
@@ -216,18 +238,7 @@ def _shutdown(process: subprocess.Popen, statm: int | None, temp: Path) -> None:
         if stream is not None:
             with contextlib.suppress(OSError):  # a pipe the dead process left unread
                 stream.close()
-    if statm is not None:
-        os.close(statm)
+    for fd in proc_files:
+        if fd is not None:
+            os.close(fd)
     shutil.rmtree(temp, ignore_errors=True)
-
-
-def _exited(process: subprocess.Popen) -> bool:
-    """True when the process has ended. A killed multi-threaded process shows as a zombie before the kernel lets it
-    be reaped (its other threads are still ending), and poll() says it runs for that while: /proc says otherwise."""
-    if process.poll() is not None:
-        return True
-    try:
-        state = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-    except (OSError, IndexError):  # no /proc (not Linux), or the process is gone already
-        return process.poll() is not None
-    return state in ("Z", "X")

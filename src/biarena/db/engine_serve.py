@@ -24,6 +24,8 @@ HEADER = struct.Struct(">Q")
 PROBLEMS: dict[str, type[SqlProblem]] = {c.__name__: c for c in (SqlError, SqlRejected, SqlTimeout, SqlTooLarge)}
 """The failures a reply may name, by class name."""
 
+_JOINED = 1 << 16
+
 ENGINES = {"duckdb": "biarena.db.duckdb_serve", "sqlite": "biarena.db.sqlite_serve"}
 """The module that opens each engine in the engine process: its `open_engine(path, options, temp_directory)`."""
 
@@ -50,8 +52,11 @@ class ServedEngine(Protocol):
 def send_message(stream: BinaryIO, message: Any) -> None:
     """Write one message to `stream` and flush it."""
     body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(HEADER.pack(len(body)))
-    stream.write(body)
+    if len(body) < _JOINED:
+        stream.write(HEADER.pack(len(body)) + body)  # one write: most messages are a statement or a few rows
+    else:
+        stream.write(HEADER.pack(len(body)))
+        stream.write(body)
     stream.flush()
 
 

@@ -27,7 +27,8 @@ READ_ONLY_ROLE_HINT = (
     "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst; "
     "REVOKE SELECT ON pg_settings, pg_roles, pg_user, pg_group, pg_auth_members, pg_db_role_setting, pg_database, "
     "pg_stat_activity, pg_stat_database, pg_stat_ssl, pg_extension, pg_available_extensions, "
-    "pg_available_extension_versions FROM PUBLIC), or pass --allow-superuser"
+    "pg_available_extension_versions FROM PUBLIC; ALTER ROLE analyst SET work_mem = '64MB'; "
+    "ALTER ROLE analyst SET temp_file_limit = '2GB'), or pass --allow-superuser"
 )
 """What to do when the sandbox refuses a server role: the recipe in docs/sandbox.md (a read-only role)."""
 

@@ -69,15 +69,29 @@ serve()
 class EngineProcess:
     """One engine process for one database file: started on first use, killed past its memory or time limit.
 
-    `engine` names the engine's side in engine_serve.ENGINES; `options` are what it opens the file with.
+    `engine` names the engine's side in engine_serve.ENGINES; `options` are what it opens the file with. The
+    process's data segment is limited to the memory limit plus `data_margin`, and its memory is read every
+    `poll_seconds` while a statement runs.
     """
 
-    def __init__(self, engine: str, path: Path, options: dict[str, Any], memory_limit: int, temp_name: str) -> None:
+    def __init__(
+        self,
+        engine: str,
+        path: Path,
+        options: dict[str, Any],
+        memory_limit: int,
+        temp_name: str,
+        *,
+        data_margin: int = DATA_MARGIN,
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
         self.engine = engine
         self.path = path
         self.options = options
         self.memory_limit = memory_limit
         self.memory_cap = memory_limit + MEMORY_MARGIN
+        self.data_limit = memory_limit + data_margin
+        self.poll_seconds = poll_seconds
         self.temp_name = temp_name
         self.temp_directory: Path | None = None
         """The running engine process's spill area (removed with the process)."""
@@ -150,7 +164,7 @@ class EngineProcess:
         poller.register(process.stdout.fileno(), select.POLLIN | select.POLLHUP)
         self._process, self._statm, self._stat, self._poller, self.temp_directory = process, statm, stat, poller, temp
         self._stop = weakref.finalize(self, _shutdown, process, (statm, stat), temp)
-        opening = ("open", self.engine, str(self.path), self.options, str(temp), self.memory_limit + DATA_MARGIN)
+        opening = ("open", self.engine, str(self.path), self.options, str(temp), self.data_limit)
         send_message(process.stdin, opening)
         try:
             kind, value = self._receive(time.monotonic() + START_SECONDS, START_SECONDS)
@@ -195,7 +209,7 @@ class EngineProcess:
             if left <= 0:
                 self.stop()
                 raise SqlTimeout(f"statement interrupted after {timeout:g} s")
-            if not self._poller.poll(min(POLL_SECONDS, left) * 1000):
+            if not self._poller.poll(min(self.poll_seconds, left) * 1000):
                 # Still running: one reading of its memory per wait (a reply that came needs none).
                 if self._resident() > self.memory_cap:
                     self.stop()

@@ -13,7 +13,7 @@ from typing import Any
 from biarena.db.allowed_functions import allowed_functions
 from biarena.db.catalog import SQLITE
 from biarena.db.database import Database
-from biarena.db.engine_process import EngineProcess
+from biarena.db.engine_process import MEMORY_MARGIN, EngineProcess
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.result import QueryResult
 from biarena.db.sqlite_serve import sqlite_temp_bytes
@@ -23,6 +23,9 @@ __all__ = ["SqliteDatabase", "sqlite_temp_bytes"]
 
 # Operators SQLite runs as functions (x LIKE y, a -> '$.b') beside the functions a query may name.
 _ENGINE_FUNCTIONS = allowed_functions("sqlite") | {"like", "glob", "regexp", "match", "->", "->>"}
+
+WATCH_SECONDS = 0.02
+"""How often the parent reads the SQLite engine process's memory while a statement runs."""
 
 KILL_GRACE = 1.0
 """Seconds past the time limit before the engine process is killed: SQLite's progress handler interrupts a statement
@@ -63,7 +66,18 @@ class SqliteDatabase(Database):
         }
         resolved = self.path.resolve()
         digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
-        self._worker = EngineProcess("sqlite", resolved, options, self.limits.max_memory_bytes, f"sqlite-{digest}")
+        # SQLite's heap is limited in the engine process, and its data segment to what the memory watch allows: any
+        # allocation past it fails at once, so the watch is a backstop and reads less often (a reading costs a wake-up
+        # of this process per statement).
+        self._worker = EngineProcess(
+            "sqlite",
+            resolved,
+            options,
+            self.limits.max_memory_bytes,
+            f"sqlite-{digest}",
+            data_margin=MEMORY_MARGIN,
+            poll_seconds=WATCH_SECONDS,
+        )
 
     def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
         limits = self.limits

@@ -164,3 +164,23 @@ def test_empty_values_and_nulls_count_against_the_byte_cap(engine: str, sqlite_p
     result = db.execute(sql)
     assert result.truncated_by == "bytes" and 50 <= result.row_count < 100
     db.close()
+
+
+def test_a_benchmark_of_many_databases_keeps_a_few_engine_processes(tmp_path: Path) -> None:
+    from biarena.db.engine_process import MAX_PROCESSES
+
+    databases = []
+    for i in range(MAX_PROCESSES + 3):
+        path = tmp_path / f"db{i}.sqlite"
+        conn = sqlite3.connect(path)
+        conn.execute(f"CREATE TABLE t AS SELECT {i} AS n")
+        conn.commit()
+        conn.close()
+        databases.append(open_database(path))
+    for _ in range(2):
+        for i, db in enumerate(databases):
+            assert db.execute("SELECT n FROM t").rows == [(i,)]
+            running = [d for d in databases if d._worker.pid is not None]  # type: ignore[attr-defined]
+            assert 1 <= len(running) <= MAX_PROCESSES
+    for db in databases:
+        db.close()

@@ -6,7 +6,8 @@ limit holds for a whole process (in biarena's own it would cap the run store and
 fetched into Python count against neither. So statements run in a child process (engine_serve) whose resident
 memory the parent reads every few milliseconds while a statement runs; past the memory limit plus MEMORY_MARGIN, or
 past the time limit, the child is killed (no waiting for the engine to notice an interrupt) and the next request
-starts another.
+starts another. At most MAX_PROCESSES stay running in one biarena process: a benchmark of many databases does not
+keep an engine process for each.
 """
 
 import contextlib
@@ -18,8 +19,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import weakref
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,10 @@ POLL_SECONDS = 0.002
 START_SECONDS = 60.0
 """How long an engine process may take to start and open its file."""
 
+MAX_PROCESSES = 8
+"""Engine processes kept running at once, across databases: starting another stops the one idle longest (its
+database starts a new one on its next statement). Spider or BIRD reach hundreds of databases."""
+
 ENGINE_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite"}
 """Each engine's name in messages."""
 
@@ -52,6 +59,9 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _READ_CHUNK = 1 << 20
 _FIRST_READ = 1 << 16
 _serial = itertools.count(1)
+# The running engine processes, least recently used first.
+_running: "OrderedDict[int, weakref.ref[EngineProcess]]" = OrderedDict()
+_running_lock = threading.Lock()
 
 # The engine process imports the three small modules it needs without the package's public surface
 # (biarena.db's __init__ loads sqlglot and pydantic: half a second and more memory in every engine process).
@@ -100,6 +110,8 @@ class EngineProcess:
         self._stat: int | None = None
         self._poller: Any = None
         self._stop: weakref.finalize | None = None
+        self._busy = threading.Lock()
+        """Held while a request runs, so that no other database's start stops this process under it."""
 
     @property
     def pid(self) -> int | None:
@@ -117,10 +129,19 @@ class EngineProcess:
         The process is killed `grace` seconds past `timeout` (an engine that interrupts itself at `timeout` then
         fails the statement without being restarted). Starting the engine process does not count against `timeout`.
         """
+        with self._busy:
+            return self._request(message, timeout, grace)
+
+    def _request(self, message: tuple, timeout: float, grace: float) -> Any:
         if self._process is not None and self._exited():
             self.stop()  # it died between statements (killed from outside): start another
         if self._process is None:
             self._start()
+            _make_room(self)
+        else:
+            with _running_lock:
+                if id(self) in _running:
+                    _running.move_to_end(id(self))
         process = self._process
         assert process is not None and process.stdin is not None
         try:
@@ -134,6 +155,11 @@ class EngineProcess:
 
     def stop(self) -> None:
         """Kill the engine process (if any), reap it and remove its temporary files."""
+        with _running_lock:
+            _running.pop(id(self), None)
+        self._stop_unlisted()
+
+    def _stop_unlisted(self) -> None:
         if self._stop is not None:
             self._stop()
         self._stop = None
@@ -241,6 +267,25 @@ class EngineProcess:
                 f"the {self.label} engine process was killed from outside, most likely for lack of memory"
             )
         raise SqlError(f"the {self.label} engine process stopped unexpectedly (exit status {code})")
+
+
+def _make_room(started: EngineProcess) -> None:
+    """Count `started` among the running engine processes and stop the idle ones used longest ago past
+    MAX_PROCESSES."""
+    with _running_lock:
+        _running[id(started)] = weakref.ref(started)
+        for key, ref in list(_running.items()):
+            if len(_running) <= MAX_PROCESSES:
+                return
+            other = ref()
+            if other is None:
+                del _running[key]
+            elif other is not started and other._busy.acquire(blocking=False):
+                try:
+                    del _running[key]
+                    other._stop_unlisted()
+                finally:
+                    other._busy.release()
 
 
 def _shutdown(process: subprocess.Popen, proc_files: tuple[int | None, ...], temp: Path) -> None:

@@ -31,7 +31,7 @@ SANDBOX = typer.Option(
     metavar="NAME=VALUE",
     help="Change a sandbox limit (repeatable). Defaults: "
     + ", ".join(f"{name}={value}" for name, value in SandboxLimits().describe().items() if name != "timeout")
-    + " (memory: DuckDB's; temp: spill files).",
+    + " (memory: an SQLite or DuckDB engine's; temp: spill files).",
 )
 ALLOW_SUPERUSER = typer.Option(
     False,

@@ -26,8 +26,8 @@ from biarena.db.result import QueryResult
 _KEPT_STATEMENTS = 2048
 """Checked, rewritten statements a database keeps for reuse."""
 
-# What a read statement starts with, after any comments: SELECT, WITH, VALUES or a parenthesis.
-_READ_START = re.compile(r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*(?:\(|(?:select|with|values)\b)", re.I | re.S)
+READ_START = re.compile(r"\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*(?:\(|(?:select|with|values)\b)", re.I | re.S)
+"""What a read statement starts with, after any comments: SELECT, WITH, VALUES or a parenthesis."""
 
 __all__ = ["DEFAULT_MAX_ROWS", "DEFAULT_TIMEOUT", "Database", "PreparedStatement", "fetch_capped"]
 
@@ -101,7 +101,7 @@ class Database(ABC):
             self.engine_is_sandbox
             and source == self.dialect
             and len(sql) <= limits.max_sql_bytes
-            and _READ_START.match(sql) is not None
+            and READ_START.match(sql) is not None
         )
         if unparsed and not (now is not None and may_read_clock(sql)):
             # Nothing to rewrite, and the engine refuses whatever the check would (see engine_is_sandbox): it runs

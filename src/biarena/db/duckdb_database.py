@@ -1,6 +1,6 @@
 """DuckDatabase: DuckDB opened read-only with external access off, memory and temp space capped, and a timer.
 
-Statements run in an engine process of their own (DuckWorker), which is killed past the memory limit plus a
+Statements run in an engine process of their own (EngineProcess), which is killed past the memory limit plus a
 fixed margin or past the time limit: DuckDB's own memory limit leaves values that functions build unbounded.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from biarena.db.database import Database
-from biarena.db.duckdb_worker import DuckWorker
+from biarena.db.engine_process import EngineProcess
 from biarena.db.result import QueryResult
 from biarena.errors import NotFoundError, UsageError
 
@@ -43,11 +43,11 @@ class DuckDatabase(Database):
             "max_temp_directory_size": f"{self.limits.max_temp_bytes}B",
         }
         digest = hashlib.sha256(str(self.path.resolve()).encode()).hexdigest()[:16]
-        self._worker = DuckWorker(self.path, config, self.limits.max_memory_bytes, f"duckdb-{digest}")
+        self._worker = EngineProcess("duckdb", self.path, config, self.limits.max_memory_bytes, f"duckdb-{digest}")
 
     def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
         limits = self.limits
-        request = ("run", sql, max_rows, limits.max_result_bytes, limits.max_cell_bytes)
+        request = ("run", sql, max_rows, limits.max_result_bytes, limits.max_cell_bytes, timeout)
         return self._worker.request(request, timeout)
 
     def _internal(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:

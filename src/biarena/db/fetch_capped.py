@@ -1,33 +1,45 @@
-"""fetch_capped: rows from a DB-API cursor within a row cap, a byte cap and a per-value cap.
+"""fetch_capped: rows from a DB-API cursor within a row cap, a byte cap, a per-value cap and a deadline.
 
-It imports nothing heavy: the DuckDB engine process loads it without the rest of the package.
+It imports nothing heavy: the engine processes load it without the rest of the package.
 """
 
 import math
+import time
 from typing import Any
 
-from biarena.db.errors import SqlTooLarge
+from biarena.db.errors import SqlTimeout, SqlTooLarge
 from biarena.db.limits import format_size
 
+CELL_OVERHEAD = 16
+"""Bytes every value counts beside its own (its text or blob length, or 8 for anything else, NULL included): what
+holding it in a row costs. Without it a result of empty strings or NULLs counts nothing against the byte cap, and
+100,000 rows of 2,000 empty columns fill gigabytes with references."""
 
-def _other_bytes(value: Any, max_cell: float) -> int:
+BATCH_CELLS = 65_536
+"""Most values one fetch asks for: a wide result comes a few rows at a time, so the byte cap and the deadline are
+checked between small fetches (on a server, small round trips of its cursor)."""
+
+_MAX_BATCH = 2048
+
+
+def _other_bytes(value: Any) -> int:
     if isinstance(value, str | bytes | bytearray | memoryview):
         return len(value)
     if isinstance(value, list | tuple | set | frozenset):
-        return 8 + sum(_other_bytes(v, max_cell) for v in value)
+        return 8 + sum(CELL_OVERHEAD + _other_bytes(v) for v in value)
     if isinstance(value, dict):
-        return 8 + sum(_other_bytes(k, max_cell) + _other_bytes(v, max_cell) for k, v in value.items())
+        return 8 + sum(2 * CELL_OVERHEAD + _other_bytes(k) + _other_bytes(v) for k, v in value.items())
     return 8
 
 
 def _row_bytes(row: tuple, columns: list[str], max_cell: float) -> int:
-    size = 0
+    size = CELL_OVERHEAD * len(row)
     for index, value in enumerate(row):
         kind = type(value)
         if kind is int or kind is float or value is None:
             size += 8
             continue
-        n = len(value) if kind is str or kind is bytes else _other_bytes(value, max_cell)
+        n = len(value) if kind is str or kind is bytes else _other_bytes(value)
         if n > max_cell:
             name = columns[index] if index < len(columns) else f"#{index + 1}"
             raise SqlTooLarge(
@@ -44,22 +56,27 @@ def fetch_capped(
     max_bytes: int | None = None,
     max_cell: int | None = None,
     columns: list[str] | None = None,
+    deadline: float | None = None,
 ) -> tuple[list[tuple], str | None]:
     """Fetch at most `max_rows` rows and `max_bytes` of values from a DB-API cursor.
 
-    Returns the rows and which cap cut them ('rows', 'bytes' or None); a value over `max_cell` raises SqlTooLarge.
-    Rows come in batches sized so that one batch stays a small part of the byte cap.
+    Returns the rows and which cap cut them ('rows', 'bytes' or None); a value over `max_cell` raises SqlTooLarge,
+    and a fetch that would start past `deadline` (a time.monotonic() reading) raises SqlTimeout. Values count as
+    CELL_OVERHEAD says. Rows come in batches sized so that one batch stays a small part of the byte cap.
     """
     if max_rows < 0:
         return [], None
     byte_cap = max_bytes if max_bytes is not None else math.inf
     cell_cap = max_cell if max_cell is not None else math.inf
     names = columns or []
+    widest = max(1, len(names))
     rows: list[tuple] = []
     used = 0
     batch = 16
     while len(rows) <= max_rows:
-        fetched = cursor.fetchmany(min(batch, max_rows + 1 - len(rows)))
+        if deadline is not None and time.monotonic() > deadline:
+            raise SqlTimeout("statement interrupted while its rows were fetched")
+        fetched = cursor.fetchmany(max(1, min(batch, BATCH_CELLS // widest, max_rows + 1 - len(rows))))
         if not fetched:
             break
         for raw in fetched:
@@ -70,7 +87,7 @@ def fetch_capped(
             used += size
             rows.append(row)
         average = max(1, used // max(1, len(rows)))
-        batch = int(max(1, min(2048, (byte_cap - used) / average / 8))) if byte_cap != math.inf else 2048
+        batch = int(max(1, min(_MAX_BATCH, (byte_cap - used) / average / 8))) if byte_cap != math.inf else _MAX_BATCH
     if len(rows) > max_rows:
         return rows[:max_rows], "rows"
     return rows, None

@@ -22,13 +22,14 @@ class SandboxLimits:
     max_rows: int = DEFAULT_MAX_ROWS
     """Rows kept; more set `truncated`."""
     max_result_bytes: int = 64 * MIB
-    """Bytes of values kept (text and blobs by length, other values 8 each); more set `truncated`."""
+    """Bytes of values kept (text and blobs by length, other values 8, and 16 more each); more set `truncated`."""
     max_cell_bytes: int = 1 * MIB
     """Largest single value; a statement that makes a larger one fails."""
     max_sql_bytes: int = 100_000
     """Longest statement text accepted (parsing time grows with it)."""
     max_memory_bytes: int = 1 * GIB
-    """DuckDB's memory limit for its operators (joins, sorts, aggregates)."""
+    """The engine's memory (DuckDB's memory limit, SQLite's heap limit); its engine process is stopped past this plus
+    a margin, so a statement adds at most this plus 512 MiB to biarena's processes."""
     max_temp_bytes: int = 2 * GIB
     """Temporary files a statement may spill (DuckDB's temp directory, SQLite's sorter and temp tables)."""
 

@@ -1,16 +1,21 @@
 """ServerDatabase: any SQLAlchemy URL, each statement in a read-only transaction with a time limit."""
 
+import contextlib
 import re
-import threading
+import time
 from typing import Any
 
-from biarena.db.database import Database, fetch_capped, finite
+from biarena.db.database import READ_START, Database, fetch_capped, finite
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
 from biarena.db.result import QueryResult
+from biarena.db.server_deadline import ServerDeadline
 from biarena.errors import NotFoundError, UsageError
 
 # SQLAlchemy dialect names that differ from sqlglot's.
 _SQLGLOT_DIALECT = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql"}
+
+_CURSOR_NAME = "biarena_rows"
+"""The server-side cursor each statement declares (one at a time per connection, closed with its transaction)."""
 
 # PostgreSQL roles that read or write the server's files or run programs on it.
 _POWERFUL_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program")
@@ -22,7 +27,8 @@ READ_ONLY_ROLE_HINT = (
     "GRANT SELECT ON ALL TABLES IN SCHEMA public TO analyst; "
     "REVOKE SELECT ON pg_settings, pg_roles, pg_user, pg_group, pg_auth_members, pg_db_role_setting, pg_database, "
     "pg_stat_activity, pg_stat_database, pg_stat_ssl, pg_extension, pg_available_extensions, "
-    "pg_available_extension_versions FROM PUBLIC), or pass --allow-superuser"
+    "pg_available_extension_versions FROM PUBLIC; ALTER ROLE analyst SET work_mem = '64MB'; "
+    "ALTER ROLE analyst SET temp_file_limit = '2GB'), or pass --allow-superuser"
 )
 """What to do when the sandbox refuses a server role: the recipe in docs/sandbox.md (a read-only role)."""
 
@@ -70,6 +76,15 @@ class ServerDatabase(Database):
         if backend == "postgresql" and not allow_superuser:
             self._refuse_powerful_role()
         self._inspector = sqlalchemy.inspect(self._engine)
+        # psycopg's cursors with a name are the server's own (DECLARE, then FETCH FORWARD n per fetchmany); other
+        # drivers fetch through SQLAlchemy, within the same caps and deadline.
+        self._named_cursors = backend == "postgresql" and self._engine.dialect.driver == "psycopg"
+        self._driver_errors: tuple[type[Exception], ...] = ()
+        if self._named_cursors:
+            import psycopg
+
+            # A named cursor is the driver's own, past SQLAlchemy's error wrapping.
+            self._driver_errors = (psycopg.Error,)
 
     def _refuse_powerful_role(self) -> None:
         names = ", ".join(f"'{name}'" for name in _POWERFUL_ROLES)
@@ -92,53 +107,63 @@ class ServerDatabase(Database):
             )
 
     def _run(self, sql: str, timeout: float, max_rows: int) -> tuple[list[str], list[tuple], str | None]:
-        from sqlalchemy.exc import DBAPIError
+        from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
         limits = self.limits
         # 0 turns the server's own limit off: the statement then runs until it ends.
         millis = max(1, int(timeout * 1000)) if finite(timeout) else 0
+        deadline = time.monotonic() + timeout
         with self._engine.connect() as conn:
             raw = conn.connection.dbapi_connection
-            timer = None
-            fired = threading.Event()
-            if self.backend == "postgresql":
-                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-                conn.exec_driver_sql(f"SET LOCAL statement_timeout = {millis}")
-            elif self.backend in ("mysql", "mariadb"):
-                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-                conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {millis}")
-            if hasattr(raw, "cancel") and finite(timeout):
-
-                def cancel() -> None:
-                    fired.set()
-                    raw.cancel()
-
-                timer = threading.Timer(timeout + 1.0, cancel)
-                timer.start()
+            watch = ServerDeadline(raw, timeout) if finite(timeout) and hasattr(raw, "cancel") else None
+            named = None
             try:
-                # no_parameters: the driver sees the text as is, so '%' and ':name' stay literal.
-                result = conn.execution_options(no_parameters=True).exec_driver_sql(sql)
-                columns = list(result.keys()) if result.returns_rows else []
-                if not result.returns_rows:
-                    return columns, [], None
+                if self.backend == "postgresql":
+                    conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+                    conn.exec_driver_sql(f"SET LOCAL statement_timeout = {millis}")
+                elif self.backend in ("mysql", "mariadb"):
+                    conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+                    conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {millis}")
+                if self._named_cursors and READ_START.match(sql):
+                    # A cursor on the server: rows come a chunk per FETCH as fetch_capped asks, never the whole
+                    # result at once. A statement that is no read is not declared: the transaction refuses it.
+                    cursor = named = raw.cursor(name=_CURSOR_NAME)
+                    cursor.execute(sql)
+                else:
+                    # no_parameters: the driver sees the text as is, so '%' and ':name' stay literal.
+                    cursor = conn.execution_options(no_parameters=True).exec_driver_sql(sql)
+                    if not cursor.returns_rows:
+                        return [], [], None
+                columns = [d[0] for d in cursor.description or []]
                 rows, truncated_by = fetch_capped(
-                    result, max_rows, max_bytes=limits.max_result_bytes, max_cell=limits.max_cell_bytes, columns=columns
+                    cursor,
+                    max_rows,
+                    max_bytes=limits.max_result_bytes,
+                    max_cell=limits.max_cell_bytes,
+                    columns=columns,
+                    deadline=deadline,
                 )
                 return columns, rows, truncated_by
-            except DBAPIError as error:
-                message = str(error.orig) if error.orig is not None else str(error)
-                code = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
-                if fired.is_set() or code == "57014" or "statement timeout" in message:
+            except (DBAPIError, *self._driver_errors) as error:
+                orig = getattr(error, "orig", None) or error
+                message = str(orig).strip() or type(orig).__name__
+                code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+                if (watch is not None and watch.fired.is_set()) or code == "57014" or "statement timeout" in message:
                     raise SqlTimeout(f"statement interrupted after {timeout:g} s") from None
                 if code == "25006" or "read-only transaction" in message:
-                    raise SqlRejected(f"the engine refused it: {message.strip()}") from None
-                if code == "42501" or "permission denied" in message:
-                    raise SqlRejected(f"the engine refused it: {message.strip().splitlines()[0]}") from None
-                raise SqlError(message.strip().splitlines()[0]) from None
+                    raise SqlRejected(f"the engine refused it: {message}") from None
+                if code == "42501" or "permission denied" in message or "data-modifying" in message:
+                    raise SqlRejected(f"the engine refused it: {message.splitlines()[0]}") from None
+                raise SqlError(message.splitlines()[0]) from None
             finally:
-                if timer is not None:
-                    timer.cancel()
-                conn.rollback()
+                if watch is not None:
+                    watch.stop()
+                # A connection the deadline cut is gone: the pool drops it, and there is nothing to roll back.
+                with contextlib.suppress(SQLAlchemyError, *self._driver_errors):
+                    conn.rollback()
+                if named is not None:
+                    with contextlib.suppress(*self._driver_errors):
+                        named.close()
 
     def tables(self) -> list[str]:
         """Return the user tables' names."""

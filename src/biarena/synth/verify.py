@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from biarena.synth.calendar import active_days, days, density
-from biarena.synth.generator import column_type, parent_of, seconds, stored_spec
+from biarena.synth.generator import stored_spec
 from biarena.synth.reader import Output, open_output
+from biarena.synth.schema import column_type, parent_of, seconds
 from biarena.synth.spec import Column, Planted, Rule, Spec
 
 

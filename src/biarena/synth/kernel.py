@@ -395,6 +395,8 @@ def _plant(spec: Spec, name: str, data: Columns, stamp: str | None, rng: np.rand
             data[event.column] = column
         elif factor >= 1:
             extra = rng.choice(hit, size=round(expected * (factor - 1)), replace=True)
+            if not len(extra):  # a factor of 1, or too near it for a whole row: nothing to copy
+                continue
             data = {c: np.concatenate([v, v[extra]]) for c, v in data.items()}
             # later the same day, never earlier: a copy must not predate the parents its row was drawn after
             rest = DAY - times[extra] % DAY

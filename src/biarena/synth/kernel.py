@@ -459,7 +459,7 @@ def _cause_rows(spec: Spec, name: str, next_key: int, types: dict[str, str]) -> 
 
 
 def table_state(
-    spec: Spec, index: int, name: str, scale: float, seed: int, kept: dict[str, Columns], calendar: "Calendar"
+    spec: Spec, index: int, name: str, scale: float, seed: int, kept: dict[str, Columns], calendar: Calendar
 ) -> TableState:
     """The generation state of the `index`-th table in `table_order` (its parents' kept columns in `kept`)."""
     table = spec.tables[name]

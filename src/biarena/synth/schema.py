@@ -13,8 +13,10 @@ from biarena.errors import FormatError
 from biarena.synth.spec import Rule, Spec
 
 Columns = dict[str, np.ndarray]
+"""A table's rows (a chunk, or the columns kept for children) as one array per column name."""
 EPOCH = datetime(1970, 1, 1)
 DAY = 86_400
+"""Seconds in a day."""
 
 
 def table_order(spec: Spec) -> list[str]:

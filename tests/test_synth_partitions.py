@@ -12,7 +12,8 @@ import pytest
 
 from biarena.errors import UsageError
 from biarena.synth import generate, verify, vertical_spec
-from biarena.synth.generator import _Calendar, draw_chunk, table_order, table_state
+from biarena.synth.kernel import Calendar, draw_chunk, table_state
+from biarena.synth.schema import table_order
 from tests.cli_in_process import cli
 from tests.test_cli import assert_user_error
 
@@ -97,7 +98,7 @@ def test_each_part_names_its_days_and_they_follow_each_other(outputs: dict[str, 
 def test_a_chunk_is_the_same_whichever_chunks_were_drawn_before(tmp_path: Path) -> None:
     spec = vertical_spec("app_store")
     name = "app_user"  # no parents (its state needs no kept columns); categories with exact shares, Faker text
-    index, calendar = table_order(spec).index(name), _Calendar.of(spec)
+    index, calendar = table_order(spec).index(name), Calendar.of(spec)
     forward, backward = (table_state(spec, index, name, 0.1, 1, {}, calendar) for _ in range(2))
     plan = forward.plan(300)
     backward.plan(300)

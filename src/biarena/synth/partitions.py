@@ -27,18 +27,8 @@ from typing import Any
 import numpy as np
 
 from biarena.errors import UsageError
-from biarena.synth.generator import (
-    Columns,
-    _Calendar,
-    _retained,
-    _Table,
-    cause_rows,
-    draw_chunk,
-    finish_chunk,
-    table_def,
-    table_order,
-    table_state,
-)
+from biarena.synth.kernel import Calendar, TableState, cause_rows, draw_chunk, finish_chunk, table_def, table_state
+from biarena.synth.schema import Columns, retained_columns, table_order
 from biarena.synth.spec import Spec
 from biarena.synth.writers import ParquetPart
 
@@ -72,13 +62,13 @@ class _Job:
     part: Part
 
 
-_STATE: dict[tuple[str, int], tuple[_Table, list]] = {}
+_STATE: dict[tuple[str, int], tuple[TableState, list]] = {}
 """The tables of the level a worker is drawing: building one (Faker pools, parent indexes) is done once per table
 and worker, not once per part."""
 _KEPT: dict[str, dict[str, Columns]] = {}
 
 
-def _state(job: _Job) -> tuple[_Table, list]:
+def _state(job: _Job) -> tuple[TableState, list]:
     key = (job.kept, job.part.index)
     if key not in _STATE:
         if job.kept not in _KEPT:  # a new level: the tables of the one before are done
@@ -87,7 +77,7 @@ def _state(job: _Job) -> tuple[_Table, list]:
             with open(job.kept, "rb") as handle:
                 _KEPT[job.kept] = pickle.load(handle)
         kept = _KEPT[job.kept]
-        state = table_state(job.spec, job.part.index, job.part.table, job.scale, job.seed, kept, _Calendar.of(job.spec))
+        state = table_state(job.spec, job.part.index, job.part.table, job.scale, job.seed, kept, Calendar.of(job.spec))
         if _pools(job).exists():
             with _pools(job).open("rb") as handle:
                 state.pools = pickle.load(handle)
@@ -163,7 +153,7 @@ def write_part(job: _Job, first_key: int, causes: bool) -> tuple[Columns, int]:
     return {c: np.concatenate(v) for c, v in kept.items()}, key - first_key
 
 
-def parts_of(state: _Table, plan: list, partitions: int) -> list[Part]:
+def parts_of(state: TableState, plan: list, partitions: int) -> list[Part]:
     """The table's parts: by day range for a timed table, by chunks for a dimension table (empty parts left out)."""
     if state.stamp is None:
         count = min(partitions, len(plan))
@@ -315,10 +305,10 @@ def write_partitions(
     runner = _RayEngine(workers, address) if engine == "ray" else _LocalEngine(workers)
     work = out / ".work"
     work.mkdir()
-    retained = _retained(spec)
+    retained = retained_columns(spec)
     kept: dict[str, Columns] = {}
     counts: dict[str, int] = {}
-    calendar = _Calendar.of(spec)
+    calendar = Calendar.of(spec)
     try:
         for number, level in enumerate(levels(spec)):
             needed = sorted(set().union(*(_ancestors(spec, name) for _, name in level)))

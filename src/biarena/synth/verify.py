@@ -6,8 +6,17 @@ from pathlib import Path
 from typing import Any
 
 from biarena.synth.calendar import active_days, days, density
-from biarena.synth.generator import column_type, parent_of, seconds, stored_spec
+from biarena.synth.generator import stored_spec
 from biarena.synth.reader import Output, open_output
+from biarena.synth.sampling import (
+    CHECK_ALPHA,
+    EVENT_ALPHA,
+    rate_ratio_pvalue,
+    share_pvalue,
+    shares_pvalue,
+    tolerant_share_pvalue,
+)
+from biarena.synth.schema import column_type, parent_of, seconds
 from biarena.synth.spec import Column, Planted, Rule, Spec
 
 
@@ -19,6 +28,10 @@ class Check:
     name: str
     ok: bool
     detail: str
+    pvalue: float | None = None
+    """For a sampled check: the p-value of the data against the plan (None for a check that holds row by row)."""
+    alpha: float | None = None
+    """For a sampled check: the false-alarm rate it fails below (see `biarena.synth.sampling`)."""
 
 
 def _scalar(conn: Output, sql: str, params: tuple = ()) -> float:
@@ -122,11 +135,11 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
             if column.match:
                 out.append(_match_share(conn, spec, name, column_name, parent, join))
             if column.empty is not None:
-                out.append(_empty(conn, name, column_name, column))
+                out.append(_empty(conn, spec, name, column_name, column))
     return out
 
 
-def _empty(conn: Output, name: str, column_name: str, column: Column) -> Check:
+def _empty(conn: Output, spec: Spec, name: str, column_name: str, column: Column) -> Check:
     """An optional key is empty where its condition holds and nowhere else, or in its share of the rows."""
     if isinstance(column.empty, str):
         label = f"{name}.{column_name} empty where {column.empty}"
@@ -137,13 +150,12 @@ def _empty(conn: Output, name: str, column_name: str, column: Column) -> Check:
         return _count(conn, "optional key", label, sql)
     share = float(column.empty or 0)
     label = f"{name}.{column_name} empty in {share:.0%} of rows"
-    sql = f'SELECT count(*), sum(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END) FROM "{name}"'
-    n, empty = (v or 0 for v in conn.query(sql)[0])
-    actual = empty / n if n else share
-    # drawn exactly, then moved a little by planted events' copies and drops: sampling noise plus one point
-    allowed = 0.01 + 3 * (share * (1 - share) / max(n, 1)) ** 0.5
-    detail = f"{actual * 100:.1f}% of {n} rows empty (planned {share:.0%}, allowed ±{allowed * 100:.1f} points)"
-    return Check("optional key", label, abs(actual - share) <= allowed, detail)
+    outside = _outside_events(spec, name, f'"{name}"')
+    sql = f'SELECT count(*), sum(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END) FROM "{name}"{outside}'
+    n, empty = (int(v or 0) for v in conn.query(sql)[0])
+    pvalue = share_pvalue(empty, n, share)
+    detail = f"{empty / n if n else share:.1%} of {n} rows empty (planned {share:.0%}; p = {pvalue:.2g})"
+    return Check("optional key", label, pvalue >= CHECK_ALPHA, detail + _left_out(spec, name), pvalue, CHECK_ALPHA)
 
 
 def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: str, join: str) -> Check:
@@ -160,17 +172,16 @@ def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: 
     sql = (
         f'SELECT count(*), sum(CASE WHEN p."{match["column"]}" = o."{of}" THEN 1 ELSE 0 END), '
         f"sum(CASE WHEN {can_match} THEN 0 ELSE 1 END) FROM {join} "
-        f'JOIN "{other}" o ON c."{match["via"]}" = o."{key}"'
+        f'JOIN "{other}" o ON c."{match["via"]}" = o."{key}"{_outside_events(spec, name, "c")}'
     )
-    total, same, unmatchable = (v or 0 for v in conn.query(sql)[0])
+    total, same, unmatchable = (int(v or 0) for v in conn.query(sql)[0])
     n = total - unmatchable
-    actual = same / n if n else 1.0
-    # unmatched rows may agree by chance, so the share is a floor, with sampling noise below it
-    floor = share if share >= 1 else share - 3 * (share * (1 - share) / max(n, 1)) ** 0.5 - 0.01
-    detail = f"{actual * 100:.1f}% of {n} rows agree (planned {share:.0%})"
+    # unmatched rows may agree by chance, so the planned share is a floor: a one-sided test
+    pvalue = share_pvalue(same, n, share, "less") if share < 1 else (1.0 if same == n else 0.0)
+    detail = f"{same / n if n else 1.0:.1%} of {n} rows agree (planned {share:.0%}; p = {pvalue:.2g})"
     if unmatchable:
         detail += f"; {unmatchable} more rows name a {of} that no eligible {parent} row has"
-    return Check("key match", label, actual >= floor, detail)
+    return Check("key match", label, pvalue >= CHECK_ALPHA, detail + _left_out(spec, name), pvalue, CHECK_ALPHA)
 
 
 def _ranges(conn: Output, name: str, column_name: str, column: Column) -> list[Check]:
@@ -201,20 +212,52 @@ def _bounds(conn: Output, name: str, column_name: str, column: Column) -> Check:
     return _count(conn, "bounds", f"{name}.{column_name} {' and '.join(label)}", sql)
 
 
+def _outside_events(spec: Spec, table: str, alias: str) -> str:
+    """A WHERE clause keeping a table's rows outside the windows of the planted events that change it (empty when
+    none does): planted events move shares on purpose, so shares are checked on the other rows."""
+    stamp = spec.tables[table].stamp
+    windows = sorted({(event.start, event.end) for event, _, _ in spec.touched(table)})
+    if stamp is None or not windows:
+        return ""
+    day = f'substr(CAST({alias}."{stamp}" AS VARCHAR), 1, 10)'
+    return " WHERE " + " AND ".join(f"{day} NOT BETWEEN '{a.isoformat()}' AND '{b.isoformat()}'" for a, b in windows)
+
+
+def _left_out(spec: Spec, table: str) -> str:
+    return "; rows in planted events' windows left out" if spec.tables[table].stamp and spec.touched(table) else ""
+
+
 def _segments(conn: Output, spec: Spec) -> list[Check]:
+    """Segment shares: a binomial test per segment, Bonferroni over the segments of a column."""
     out = []
     for segment in spec.segments:
         column = spec.tables[segment.table].columns[segment.column]
         wanted = column.values if isinstance(column.values, dict) else {v: 1.0 for v in column.values or []}
         total = sum(wanted.values())
-        rows = dict(conn.query(f'SELECT "{segment.column}", count(*) FROM "{segment.table}" GROUP BY 1'))
-        n = sum(rows.values()) or 1
-        worst = max(abs(rows.get(k, 0) / n - w / total) for k, w in wanted.items())
-        out.append(Check("segments", segment.name, worst <= 0.02, f"largest share gap {worst * 100:.2f} points"))
+        outside = _outside_events(spec, segment.table, f'"{segment.table}"')
+        rows = dict(conn.query(f'SELECT "{segment.column}", count(*) FROM "{segment.table}"{outside} GROUP BY 1'))
+        # values read back from a database compare as text with the spec's
+        counts = {str(k): int(v) for k, v in rows.items()}
+        labels = list(wanted)
+        pvalue, worst = shares_pvalue([counts.get(str(k), 0) for k in labels], [wanted[k] / total for k in labels])
+        n = sum(counts.values()) or 1
+        actual, planned = counts.get(str(labels[worst]), 0) / n, wanted[labels[worst]] / total
+        detail = (
+            f"{labels[worst]}: {actual:.1%} of {n} rows, planned {planned:.1%} ({(actual - planned) * 100:+.2f} "
+            f"points; p = {pvalue:.2g}){_left_out(spec, segment.table)}"
+        )
+        out.append(Check("segments", segment.name, pvalue >= CHECK_ALPHA, detail, pvalue, CHECK_ALPHA))
     return out
 
 
+SEASONAL_TOLERANCE = 0.10
+"""How far a month's share of a table's rows may be from the trend and seasonal curve beyond sampling noise: rows
+drawn before their parent existed are moved after it, which thins the first months of a child table."""
+
+
 def _seasonality(conn: Output, spec: Spec) -> list[Check]:
+    """Monthly volumes against the trend and seasonal curve: per month a binomial test of its share of the rows
+    against the planned share within `SEASONAL_TOLERANCE`, Bonferroni over the months."""
     calendar = active_days(spec.start, spec.anchor)
     weights = density(calendar, spec.seasonality)
     out = []
@@ -229,25 +272,22 @@ def _seasonality(conn: Output, spec: Spec) -> list[Check]:
         for day, weight in zip(calendar, weights, strict=True):
             expected[day.strftime("%Y-%m")] = expected.get(day.strftime("%Y-%m"), 0.0) + weight
         full = [m for m in expected if m not in planted and m != calendar[-1].strftime("%Y-%m")]
-        total_actual = sum(actual.get(m, 0) for m in full) or 1
+        total_actual = sum(int(actual.get(m, 0)) for m in full)
         total_expected = sum(expected[m] for m in full) or 1
-        worst, where_worst, ok = 0.0, "", True
+        worst, where_worst, smallest = 0.0, "", 1.0
         for month in full:
             share = expected[month] / total_expected
-            ratio = (actual.get(month, 0) / total_actual) / share
-            # 10%, plus one row of rounding for months with few rows (small scales)
-            allowed = 0.10 + 1.0 / max(1.0, share * total_actual)
-            ok = ok and abs(ratio - 1) <= allowed
-            if abs(ratio - 1) > worst:
-                worst, where_worst = abs(ratio - 1), month
-        out.append(
-            Check(
-                "seasonality",
-                f"{name}.{stamp}",
-                ok,
-                f"largest monthly deviation {worst * 100:.1f}% ({where_worst or 'n/a'})",
-            )
+            count = int(actual.get(month, 0))
+            smallest = min(smallest, tolerant_share_pvalue(count, total_actual, share, SEASONAL_TOLERANCE))
+            deviation = abs(count / max(1, total_actual) / share - 1)
+            if deviation > worst:
+                worst, where_worst = deviation, month
+        pvalue = min(1.0, smallest * len(full))
+        detail = (
+            f"largest monthly deviation {worst * 100:.1f}% ({where_worst or 'n/a'}) of {total_actual} rows "
+            f"(allowed {SEASONAL_TOLERANCE:.0%} beyond sampling noise; p = {pvalue:.2g})"
         )
+        out.append(Check("seasonality", f"{name}.{stamp}", pvalue >= CHECK_ALPHA, detail, pvalue, CHECK_ALPHA))
     return out
 
 
@@ -279,7 +319,15 @@ def _rules(conn: Output, spec: Spec) -> list[Check]:
     return out
 
 
+BASELINE_DAYS = 84
+"""The days before a planted event its window is compared with (fewer only at the start of the data): twelve weeks,
+so that the baseline's own noise adds little to the window's."""
+
+
 def _planted(conn: Output, spec: Spec) -> list[Check]:
+    """Planted and propagated events against the weeks before them: an exact conditional test of the counts in the
+    window and before it against the planted factor (seasonally adjusted; for a shift in mix, against the rows of
+    each window), two-sided; and the cause's row present."""
     out = []
     calendar = active_days(spec.start, spec.anchor)
     weights = dict(zip(calendar, density(calendar, spec.seasonality), strict=True))
@@ -292,52 +340,77 @@ def _planted(conn: Output, spec: Spec) -> list[Check]:
         causes = _scalar(conn, cause_sql, tuple(row.values()))
         lift = 1 + (event.factor - 1) * spec.slice_share(event)
         for table, sliced, factor in [(event.table, True, event.factor), *((t, False, lift) for t in event.propagate)]:
-            ratio, during, baseline = _change(conn, spec, event, table, sliced, weights)
-            # the change must stand out (at least half of it, less what a small sample can blur) and match the
-            # planted factor within sampling noise: the ratio of two counts, each about Poisson, varies by
-            # factor * sqrt(1/during + 1/before) (with a few rows a week, an event cannot be told from chance)
-            blur = max(1.0, factor) * (1 / max(1.0, baseline * factor) + 1 / max(1.0, baseline)) ** 0.5
-            half = (factor - 1) / 2
-            stands_out = ratio >= 1 + half - blur if factor >= 1 else ratio <= 1 + half + blur
-            near = abs(ratio - factor) <= factor * 0.25 + 2 * blur
-            visible = baseline > 0 and stands_out and near and causes >= 1
+            change = _counts(conn, spec, event, table, sliced, weights)
+            pvalue, unchanged = change.pvalue(factor), change.pvalue(1.0)
             out.append(
                 Check(
                     "planted event" if sliced else "propagated event",
                     event.name if sliced else f"{event.name} -> {table}",
-                    visible,
-                    f"{int(during)} rows vs {baseline:.1f} expected from the weeks before (x{ratio:.2f}, planted "
-                    f"x{factor:.2f}); cause recorded: {bool(causes)}",
+                    pvalue >= EVENT_ALPHA and causes >= 1,
+                    f"{change.during} rows vs {change.baseline:.1f} expected from the {change.days} days before "
+                    f"(x{change.ratio:.2f}, planted x{factor:.2f}; p = {pvalue:.2g} against the planted factor, "
+                    f"{unchanged:.2g} against none); cause recorded: {bool(causes)}",
+                    pvalue,
+                    EVENT_ALPHA,
                 )
             )
     return out
 
 
-def _change(
-    conn: Output, spec: Spec, event: Planted, table: str, sliced: bool, weights: dict[date, float]
-) -> tuple[float, float, float]:
-    """(ratio, rows during, rows expected) of an event's window against the four weeks before, seasonally
-    adjusted; for a shift in mix, the slice's share of all rows instead."""
-    stamp = spec.tables[table].stamp or ""
-    length = (event.end - event.start).days + 1
-    window = [event.start + timedelta(days=i) for i in range(length)]
-    span = max(28, length)
-    before = [event.start - timedelta(days=span - i) for i in range(span)]
+@dataclass(frozen=True)
+class EventCounts:
+    """An event's window against the days before it: the counts, and the exposures a rate ratio compares them by
+    (seasonal weight of the days, or for a shift in mix the rows of all slices)."""
 
-    def count(first: date, last: date, only_slice: bool) -> float:
+    during: int
+    before: int
+    exposure_during: float
+    exposure_before: float
+    days: int
+
+    @property
+    def baseline(self) -> float:
+        """The rows the window would hold at the rate before it."""
+        return self.before * self.exposure_during / self.exposure_before if self.exposure_before else 0.0
+
+    def pvalue(self, factor: float) -> float:
+        """Two-sided p-value of the counts against a planted factor (see `rate_ratio_pvalue`)."""
+        return rate_ratio_pvalue(self.during, self.before, self.exposure_during, self.exposure_before, factor)
+
+    @property
+    def ratio(self) -> float:
+        """Rows in the window per row expected from before it."""
+        return self.during / self.baseline if self.baseline else float("inf")
+
+
+def _counts(
+    conn: Output, spec: Spec, event: Planted, table: str, sliced: bool, weights: dict[date, float]
+) -> EventCounts:
+    """The counts of an event's window and of the `BASELINE_DAYS` before it that no planted event touching the table
+    covers; for a shift in mix, the slice's rows against all rows of each."""
+    stamp = spec.tables[table].stamp or ""
+    window = days(event.start, event.end)
+    taken = {d for other, _, _ in spec.touched(table) for d in days(other.start, other.end)}
+    span = max(BASELINE_DAYS, len(window))
+    before = [d for d in days(event.start - timedelta(days=span), event.start - timedelta(days=1)) if d not in taken]
+    before = [d for d in before if d in weights]
+
+    def count(dates: list[date], only_slice: bool) -> int:
+        if not dates:
+            return 0
         where = f'"{event.column}" = ? AND ' if only_slice else ""
         params = (event.value,) if only_slice else ()
-        sql = f'SELECT count(*) FROM "{table}" WHERE {where}{_day(stamp)} BETWEEN ? AND ?'
-        return _scalar(conn, sql, (*params, first.isoformat(), last.isoformat()))
+        listed = ", ".join(f"'{d.isoformat()}'" for d in dates)
+        sql = f'SELECT count(*) FROM "{table}" WHERE {where}{_day(stamp)} IN ({listed})'
+        return int(_scalar(conn, sql, params))
 
-    during, prior = count(window[0], window[-1], sliced), count(before[0], before[-1], sliced)
+    during, prior = count(window, sliced), count(before, sliced)
     if event.kind == "shift" and sliced:
-        baseline = prior / max(1.0, count(before[0], before[-1], False)) * count(window[0], window[-1], False)
+        exposure_during, exposure_before = float(count(window, False)), float(count(before, False))
     else:
-        weight_during = sum(weights.get(d, 0) for d in window)
-        weight_before = max(1e-9, sum(weights.get(d, 0) for d in before))
-        baseline = prior * weight_during / weight_before
-    return (during / baseline if baseline else float("inf")), during, baseline
+        exposure_during = sum(weights.get(d, 0.0) for d in window)
+        exposure_before = sum(weights[d] for d in before)
+    return EventCounts(during, prior, exposure_during, exposure_before, len(before))
 
 
 def verify(path: str | Path) -> list[Check]:

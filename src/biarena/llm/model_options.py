@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from biarena.errors import FormatError, NotFoundError, UsageError, did_you_mean
+from biarena.llm.prompt_lookup import DEFAULT_DRAFT
 from biarena.options import Options, parse_option_pairs, validate_options
 
 MODELS_FILE = "models.yaml"
@@ -65,6 +66,9 @@ class ModelOptions(Options):
     """YAML or JSON price table: model -> {prompt, completion} price per million tokens (usage cost)."""
     cache: bool = True
     """Use the response cache (replies already made are not asked for again)."""
+    draft: int = Field(DEFAULT_DRAFT, ge=0, le=32)
+    """local only: tokens guessed from the reply's own context (prompt lookup) and checked in one pass; the reply
+    is the same, only faster when guesses hold; 0 decodes one token per pass."""
 
     @field_validator("extra_body", mode="after")
     @classmethod

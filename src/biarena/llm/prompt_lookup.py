@@ -14,8 +14,8 @@ DEFAULT_DRAFT = 0
 MAX_NGRAM = 3
 """The longest run of last tokens looked up; longer runs are tried first, as a longer match predicts better."""
 
-MIN_NGRAM = 1
-"""The shortest run of last tokens looked up."""
+MIN_NGRAM = 2
+"""The shortest run of last tokens looked up: a single token recurs too often to predict what follows it."""
 
 
 def draft_tokens(

@@ -52,6 +52,7 @@ def load_llama(path: Path, context: int = 8192, threads: int | None = None) -> A
                 model_path=str(path),
                 n_ctx=context,
                 n_threads=threads or os.cpu_count() or 2,
+                n_threads_batch=threads or os.cpu_count() or 2,
                 verbose=False,
                 seed=0,
             )

@@ -46,7 +46,8 @@ class SpeculativeLlama(Llama):
     batch [last token, drafts...] with the request's sampler chain (penalties, the grammar, greedy or seeded
     sampling), keeps going while the chosen token is the drafted one, and removes the rest from the KV cache. The
     sampler accepts only the tokens it chose, so the grammar advances over kept tokens only, and every kept token
-    costs the sampler one random draw, as in plain decoding: the reply is the plain one. But a `Llama` made with a
+    costs the sampler one random draw, as in plain decoding: each token is the one plain decoding would choose from
+    the same logits (a batch's logits can differ from a single token's in the last bits). But a `Llama` made with a
     draft model keeps logits for every token it evaluates (`logits_all`), prompts included, which slows the prompt
     and holds a context-sized logits buffer. Here the draft model is set for one reply at a time, and only the
     batches that check drafts ask for logits at every position.

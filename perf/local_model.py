@@ -11,7 +11,7 @@ drafted tokens accepted, and whether the speculative reply is the plain one toke
 On a machine other processes keep busy, llama.cpp's threads spin while they wait for each other, which slows
 every pass by far more than its work: `--threads 1` then measures the work of each pass.
 
-Run: python perf/local_model.py [--draft 4] [--rounds 3] [--prompts sql,answer] [--threads N] [--direct]
+Run: python perf/local_model.py [--draft 2] [--rounds 3] [--prompts sql,answer] [--threads N] [--direct]
 """
 
 import argparse
@@ -87,7 +87,7 @@ def first_difference(llama: Any, a: str, b: str) -> int | None:
 def main() -> None:
     """Time plain and speculative decoding alternately on each prompt and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--draft", type=int, default=4, help="tokens drafted per pass on the speculative side")
+    parser.add_argument("--draft", type=int, default=2, help="tokens drafted per pass on the speculative side")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--prompts", default="sql,answer", help="names in demo_prompts.json")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core, as biarena uses)")

@@ -11,7 +11,7 @@ drafted tokens accepted, and whether the speculative reply is the plain one toke
 On a machine other processes keep busy, llama.cpp's threads spin while they wait for each other, which slows
 every pass by far more than its work: `--threads 1` then measures the work of each pass.
 
-Run: python perf/local_model.py [--draft 2] [--rounds 3] [--prompts sql,answer] [--threads N] [--direct]
+Run: python perf/local_model.py [--draft 2] [--rounds 3] [--prompts sql,plan,answer] [--threads N] [--direct]
 """
 
 import argparse
@@ -89,7 +89,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draft", type=int, default=2, help="tokens drafted per pass on the speculative side")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--prompts", default="sql,answer", help="names in demo_prompts.json")
+    parser.add_argument("--prompts", default="sql,plan,answer", help="names in demo_prompts.json")
     parser.add_argument("--threads", type=int, help="llama.cpp threads (default: every core, as biarena uses)")
     parser.add_argument("--direct", action="store_true", help="also time llama-cpp-python called directly")
     args = parser.parse_args()

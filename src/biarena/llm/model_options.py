@@ -67,8 +67,8 @@ class ModelOptions(Options):
     cache: bool = True
     """Use the response cache (replies already made are not asked for again)."""
     draft: int = Field(DEFAULT_DRAFT, ge=0, le=32)
-    """local only: tokens guessed from the reply's own context (prompt lookup) and checked in one pass; the reply
-    is the same, only faster when guesses hold; 0 decodes one token per pass."""
+    """local only: tokens guessed per pass from the reply's own context (prompt lookup) and checked in one batch,
+    keeping those plain decoding would choose; 0 (the default) decodes one token per pass."""
 
     @field_validator("extra_body", mode="after")
     @classmethod

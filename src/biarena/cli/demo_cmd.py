@@ -203,9 +203,13 @@ def _print_summary(
     out.print("; ".join(f"{infos.label(n)}: {infos.info(n).description}" for n in names) + ".", markup=False)
     timing = new_table(
         "where the time went",
-        [("phase", "name"), *((h, "number") for h in ("seconds", "peak MB", "calls", "prompt tok.", "output tok."))],
+        [
+            ("phase", "name"),
+            *((h, "number") for h in ("seconds", "peak MB", "calls", "prompt tok.", "output tok.", "output tok./s")),
+        ],
     )
     for phase in phases:
+        rate = f"{phase.completion_tokens / phase.seconds:.1f}" if phase.calls and phase.seconds else ""
         row(
             timing,
             phase.name,
@@ -214,5 +218,6 @@ def _print_summary(
             phase.calls,
             phase.prompt_tokens,
             phase.completion_tokens,
+            rate,
         )
     print_table(timing)

@@ -27,7 +27,7 @@ DEFAULT_MODEL = "local"
 def _local(options: ModelOptions, cache_dir: Path, **_: Any) -> Provider:
     from biarena.llm.local_provider import LocalProvider
 
-    return LocalProvider(Path(options.name) if options.name else None, cache=cache_dir)
+    return LocalProvider(Path(options.name) if options.name else None, cache=cache_dir, draft=options.draft)
 
 
 def _openai(options: ModelOptions, cache_dir: Path, **_: Any) -> Provider:

@@ -15,6 +15,7 @@ try:
 except ImportError:  # Windows: no advisory locks; generations are not serialized across processes
     fcntl = None  # type: ignore[assignment]
 from biarena.llm.notices import Notice, notify
+from biarena.llm.prompt_lookup import DEFAULT_DRAFT
 from biarena.llm.types import ChatRequest, Completion, ModelError
 
 _LOADED: dict[str, Any] = {}
@@ -36,20 +37,22 @@ def load_llama(path: Path, context: int = 8192, threads: int | None = None) -> A
 
     No prompt-state cache is set: llama.cpp already reuses the evaluated prefix that a prompt shares with the
     previous one (the system prompt with the schema), and a saved state carries a copy of the logits buffer
-    (hundreds of MB each), which made memory grow to many GB over a run.
+    (hundreds of MB each), which made memory grow to many GB over a run. The one loaded copy serves every draft
+    length: it is a setting of each reply (`SpeculativeLlama.draft`).
     """
     try:
-        from llama_cpp import Llama
+        from biarena.llm.speculative_llama import SpeculativeLlama
     except ImportError:
         raise UsageError("the local model needs: pip install 'biarena[local]'") from None
 
     key = f"{path}:{context}"
     with _LOAD_LOCK:
         if key not in _LOADED:
-            llama = Llama(
+            llama = SpeculativeLlama(
                 model_path=str(path),
                 n_ctx=context,
                 n_threads=threads or os.cpu_count() or 2,
+                n_threads_batch=threads or os.cpu_count() or 2,
                 verbose=False,
                 seed=0,
             )
@@ -125,7 +128,9 @@ class LocalProvider:
 
     name = "local"
 
-    def __init__(self, path: Path | None = None, *, cache: Path | None = None, context: int = 8192) -> None:
+    def __init__(
+        self, path: Path | None = None, *, cache: Path | None = None, context: int = 8192, draft: int = DEFAULT_DRAFT
+    ) -> None:
         if path is None:
             from biarena.llm.weights import FILENAME, model_home, model_path
 
@@ -137,6 +142,8 @@ class LocalProvider:
             self.model = path.name
             self.path = path
         self.context = context
+        self.draft = draft
+        """Tokens drafted from the reply's own context and checked in one pass (0: one token per pass)."""
         self._cache = cache
         self._lock = threading.Lock()  # one llama.cpp context: one generation at a time
 
@@ -174,8 +181,10 @@ class LocalProvider:
         """Generate a reply in-process."""
         kwargs = self.request_payload(request)
         with self._lock, machine_turn(self.path):
+            llama = self.llama
+            llama.draft = self.draft  # the loaded model is shared by providers that may draft differently
             try:
-                response = self.llama.create_chat_completion(**kwargs)
+                response = llama.create_chat_completion(**kwargs)
             except ValueError as error:  # e.g. the prompt does not fit the context window
                 raise ModelError(f"local model: {error}") from None
         text = response["choices"][0]["message"].get("content") or ""

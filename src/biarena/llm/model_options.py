@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, ValidationInfo, field_validator
 
 from biarena.errors import FormatError, NotFoundError, UsageError, did_you_mean
+from biarena.llm.prompt_lookup import DEFAULT_DRAFT
 from biarena.llm.redact import is_key_name, redact_text, redact_url, url_key_part
 from biarena.options import Options, parse_option_pairs, validate_options
 
@@ -84,6 +85,9 @@ class ModelOptions(Options):
     """YAML or JSON price table: model -> {prompt, completion} price per million tokens (usage cost)."""
     cache: bool = True
     """Use the response cache (replies already made are not asked for again)."""
+    draft: int = Field(DEFAULT_DRAFT, ge=0, le=32)
+    """local only: tokens guessed per pass from the reply's own context (prompt lookup) and checked in one batch,
+    keeping those plain decoding would choose; 0 (the default) decodes one token per pass."""
 
     # These checks raise UsageError rather than ValueError: pydantic would quote the value (the key) in its error.
     @field_validator("base_url", mode="after")

@@ -93,3 +93,18 @@ def test_the_local_models_key_is_its_llama_cpp_call(tmp_path: Path) -> None:
     model._identity = ({"sha256": "x"},)  # what the weights are, without hashing a real file
     assert model.cache_key(request) != model.cache_key(replace(request, seed=4))
     assert model.cache_key(request) == model.cache_key(replace(request, structured="json_object"))
+
+
+def test_a_drafted_reply_is_cached_apart_from_a_plain_one(tmp_path: Path) -> None:
+    weights = tmp_path / "tiny.gguf"
+    weights.write_bytes(b"GGUF")
+    request = ChatRequest.make(ASK, seed=3)
+    plain, drafted = LocalProvider(weights), LocalProvider(weights, draft=4)
+    assert "draft" not in plain.request_payload(request)  # plain replies keep the key they always had
+    assert drafted.request_payload(request)["draft"] == 4
+    keys = []
+    for provider in (plain, drafted, LocalProvider(weights, draft=2)):
+        model = Model(provider, cache=ResponseCache(tmp_path / "cache.sqlite"))
+        model._identity = ({"sha256": "x"},)
+        keys.append(model.cache_key(request))
+    assert len(set(keys)) == 3

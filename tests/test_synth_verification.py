@@ -15,7 +15,7 @@ EVENTS = ("planted event", "propagated event")
 
 
 CI_SEEDS = (0, 3)
-"""Seeds every test run checks (3 once failed a ratio test); the rest of 0-19 are a sweep (`scripts/test --extended`)."""
+"""Seeds every test run checks (3 once failed a ratio test); the rest of 0-19 are a sweep (`--extended`)."""
 
 
 @pytest.mark.slow

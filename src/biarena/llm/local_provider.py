@@ -175,11 +175,16 @@ class LocalProvider:
             kwargs["response_format"] = {"type": "json_object"}
             if request.structured in (None, "json_schema"):
                 kwargs["response_format"]["schema"] = schema
+        if self.draft:
+            # a drafted batch's logits may differ from a single token's in the last bits, which can flip a near-tie:
+            # replies drafted are cached apart from plain ones (and plain ones keep the key they always had)
+            kwargs["draft"] = self.draft
         return kwargs
 
     def complete(self, request: ChatRequest) -> Completion:
         """Generate a reply in-process."""
         kwargs = self.request_payload(request)
+        kwargs.pop("draft", None)
         with self._lock, machine_turn(self.path):
             llama = self.llama
             llama.draft = self.draft  # the loaded model is shared by providers that may draft differently

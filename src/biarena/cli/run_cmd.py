@@ -2,6 +2,7 @@
 
 import shlex
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
 from biarena.cli.legacy_flags import LEGACY, legacy_command, legacy_flags
 from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE, model_options
+from biarena.cli.notice_line import notice_listener
 from biarena.cli.options import (
     ALLOW_SUPERUSER,
     DB_URL,
@@ -29,7 +31,7 @@ from biarena.cli.options import (
 from biarena.db import DatabasePool
 from biarena.errors import UsageError
 from biarena.llm import DEFAULT_MODEL, Model, ModelOptions, get_model
-from biarena.llm.notices import Notice, listening
+from biarena.llm.notices import listening
 from biarena.llm.prices import load_prices, prices_for
 from biarena.llm.structured import check_level
 from biarena.options import Options, options_model
@@ -281,6 +283,7 @@ def execute_run(
         if answered:
             _say(f"resuming {out}: {answered} of {len(questions)} questions already answered")
         _say(f"running '{chosen.name}' on {benchmark.name} ({len(questions)} questions) into {out}")
+        started = time.monotonic()
         with Progress(
             TextColumn("{task.description}", markup=False, style="bold"),
             BarColumn(),
@@ -324,13 +327,10 @@ def execute_run(
                 elif not err.is_terminal and p.answer is not None and p.outcome is not None:
                     said = p.outcome.label + (f": {_first_line(p.outcome.error)}" if p.outcome.error else "")
                     calls = f" ({p.usage.calls} calls so far)" if p.usage.calls or p.usage.cache_hits else ""
-                    _say(f"  [{p.done}/{p.total}] {p.answer.question_id}: {said}{calls}")
+                    left = _time_left(time.monotonic() - started, p.done - answered, p.total - p.done)
+                    _say(f"  [{p.done}/{p.total}] {p.answer.question_id}: {said}{calls}{left}")
 
-            def notice(n: Notice) -> None:
-                if n.kind == "wait" and err.is_terminal:
-                    bar.update(task, waiting=f"waiting {n.seconds:.0f} s: {_clip(n.text, 80)}")
-                else:
-                    _say(f"  waiting {n.seconds:.0f} s: {n.text}" if n.kind == "wait" else n.text)
+            notice = notice_listener(err.is_terminal, lambda text: bar.update(task, waiting=text), _say)
 
             model = getattr(chosen, "model", None)
             with listening(notice):
@@ -401,6 +401,16 @@ def _print_summary(summary: RunSummary, out: Path, hint_retry: bool) -> None:
         )
     if counts.ran == 0:
         _say(f"no answer succeeded: none of the {summary.total} questions was answered with SQL that ran")
+
+
+def _time_left(elapsed: float, done: int, left: int) -> str:
+    """`, about 4 min left` from the pace so far; empty before the first answer, after the last, and under 10 s."""
+    if done <= 0 or left <= 0:
+        return ""
+    seconds = elapsed / done * left
+    if seconds < 10:
+        return ""
+    return f", about {seconds / 60:.0f} min left" if seconds >= 90 else f", about {seconds:.0f} s left"
 
 
 def _say(text: str) -> None:

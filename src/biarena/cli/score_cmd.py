@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
 from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE, judge_model_options
+from biarena.cli.notice_line import notice_listener
 from biarena.cli.options import (
     ALLOW_SUPERUSER,
     DB_URL,
@@ -23,7 +24,7 @@ from biarena.cli.scorer_options import scorer_options
 from biarena.db import DatabasePool
 from biarena.errors import FormatError, UsageError
 from biarena.llm import DEFAULT_MODEL, Model, get_model
-from biarena.llm.notices import Notice, listening
+from biarena.llm.notices import listening
 from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
 from biarena.metrics.contracts import split_contract_names
 from biarena.records.runspec import BenchmarkFingerprint
@@ -301,11 +302,7 @@ def _score(
             if model is not None and model.health.down:
                 raise _ServerDown(model)
 
-        def notice(n: Notice) -> None:
-            if n.kind == "wait" and err.is_terminal:
-                bar.update(task, waiting=f"waiting {n.seconds:.0f} s: {n.text[:80]}")
-            else:
-                _say(f"  waiting {n.seconds:.0f} s: {n.text}" if n.kind == "wait" else n.text)
+        notice = notice_listener(err.is_terminal, lambda text: bar.update(task, waiting=text), _say)
 
         with listening(notice):
             return score_run(

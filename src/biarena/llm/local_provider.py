@@ -3,6 +3,7 @@
 import atexit
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,6 +124,38 @@ def _tell_waiting(lock_path: Path) -> None:
     )
 
 
+WRITING_EVERY = 1.0
+"""Seconds between two `writing` notices while the local model writes a reply."""
+
+
+@contextmanager
+def writing_notices(llama: Any) -> Iterator[None]:
+    """While the block runs, tell listeners every `WRITING_EVERY` seconds how far the reply is: tokens written and
+    tokens per second (after the prompt is read); the reply itself is generated as it would be without them."""
+    done = threading.Event()
+    started = time.monotonic()
+
+    def tell() -> None:
+        while not done.wait(WRITING_EVERY):
+            written, first = getattr(llama, "written", 0), getattr(llama, "first_written_at", None)
+            if first is None:
+                text = f"local model reading the prompt ({time.monotonic() - started:.0f} s)"
+                notify(Notice("writing", text, tokens=0, rate=0.0))
+                continue
+            rate = written / max(time.monotonic() - first, 1e-6)
+            notify(
+                Notice("writing", f"local model writing: {written} tokens, {rate:.1f} tok/s", tokens=written, rate=rate)
+            )
+
+    thread = threading.Thread(target=tell, name="biarena-writing", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
 class LocalProvider:
     """Chat with a local GGUF model; structured output is constrained by a grammar built from the schema."""
 
@@ -189,7 +222,8 @@ class LocalProvider:
             llama = self.llama
             llama.draft = self.draft  # the loaded model is shared by providers that may draft differently
             try:
-                response = llama.create_chat_completion(**kwargs)
+                with writing_notices(llama):
+                    response = llama.create_chat_completion(**kwargs)
             except ValueError as error:  # e.g. the prompt does not fit the context window
                 raise ModelError(f"local model: {error}") from None
         text = response["choices"][0]["message"].get("content") or ""

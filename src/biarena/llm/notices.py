@@ -16,10 +16,15 @@ class Notice:
     """Something worth telling the user about a model's calls."""
 
     kind: str
-    """`wait` (the server asked to wait before asking again) or `note` (anything else, one line)."""
+    """`wait` (the server asked to wait before asking again), `writing` (how far a reply the local model is writing
+    has come) or `note` (anything else, one line)."""
     text: str
     seconds: float = 0.0
     """How long the wait is, for a `wait`."""
+    tokens: int = 0
+    """Tokens written so far, for `writing`."""
+    rate: float = 0.0
+    """Tokens per second so far, for `writing`."""
 
 
 _LISTENERS: list[Callable[[Notice], None]] = []

@@ -1,5 +1,6 @@
 """SpeculativeLlama: llama-cpp-python's `Llama` that drafts tokens by prompt lookup and checks them in one pass."""
 
+import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,21 +60,40 @@ class SpeculativeLlama(Llama):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.draft_counts = DraftCounts()
+        self.written = 0
+        """Tokens written so far of the reply being generated."""
+        self.first_written_at: float | None = None
+        """When the reply's first token came (`time.monotonic`), after the prompt was read."""
         self._prompt_evaluated = False
         self._last_check: tuple[int, int] | None = None
 
     def generate(self, tokens: Sequence[int], **kwargs: Any) -> Generator[int, Sequence[int] | None, None]:
-        """`Llama.generate`, drafting by prompt lookup when `draft` > 0."""
+        """`Llama.generate`, drafting by prompt lookup when `draft` > 0; `written` counts the tokens it yields."""
+        self.written = 0
+        self.first_written_at = None
         if self.draft <= 0:
-            yield from super().generate(tokens, **kwargs)
+            yield from self._counted(super().generate(tokens, **kwargs))
             return
         self.draft_model = PromptLookupDraft(self.draft)
         self._prompt_evaluated = False
         self._last_check = None
         try:
-            yield from super().generate(tokens, **kwargs)
+            yield from self._counted(super().generate(tokens, **kwargs))
         finally:
             self.draft_model = None
+
+    def _counted(self, inner: Generator[int, Sequence[int] | None, None]) -> Generator[int, Sequence[int] | None, None]:
+        """The tokens of `inner`, counted as they come (what a progress line reads while the reply is written)."""
+        sent: Sequence[int] | None = None
+        while True:
+            try:
+                token = inner.send(sent)
+            except StopIteration:
+                return
+            if self.first_written_at is None:
+                self.first_written_at = time.monotonic()
+            self.written += 1
+            sent = yield token
 
     def eval(self, tokens: Sequence[int]) -> None:
         """Evaluate tokens: the prompt as `Llama.eval` does; then [last token, drafts...] with logits at each."""

@@ -1,0 +1,77 @@
+"""Progress while the local model writes: tokens written and tokens/s as notices, shown on the bar or as lines."""
+
+import time
+from contextlib import ExitStack
+
+from biarena.cli import notice_line
+from biarena.cli.notice_line import notice_listener
+from biarena.llm import local_provider
+from biarena.llm.local_provider import writing_notices
+from biarena.llm.notices import Notice, listening
+from biarena.llm.speculative_llama import SpeculativeLlama
+
+
+class Writer:
+    """Stands in for the loaded model: `written` grows as a reply is written."""
+
+    written = 0
+    first_written_at: float | None = None
+
+
+def test_a_reply_being_written_is_told_with_tokens_and_rate(monkeypatch) -> None:
+    monkeypatch.setattr(local_provider, "WRITING_EVERY", 0.05)
+    heard: list[Notice] = []
+    llama = Writer()
+    with listening(heard.append), writing_notices(llama):
+        time.sleep(0.2)  # the prompt is being read: no token yet
+        llama.first_written_at, llama.written = time.monotonic(), 0
+        for _ in range(5):
+            time.sleep(0.05)
+            llama.written += 3
+    assert heard and all(n.kind == "writing" for n in heard)
+    assert heard[0].text.startswith("local model reading the prompt")
+    last = heard[-1]
+    assert last.tokens > 0 and last.rate > 0
+    assert last.text == f"local model writing: {last.tokens} tokens, {last.rate:.1f} tok/s"
+    count = len(heard)
+    time.sleep(0.15)
+    assert len(heard) == count  # nothing is told once the reply is done
+
+
+def test_the_model_counts_the_tokens_it_yields_and_passes_what_it_is_sent() -> None:
+    llama = SpeculativeLlama.__new__(SpeculativeLlama)  # no weights: only the counting wrapper is used
+    llama.written, llama.first_written_at = 0, None
+    llama._stack = ExitStack()  # what Llama's close() releases
+    sent: list[object] = []
+
+    def inner():
+        for token in (7, 8, 9):
+            sent.append((yield token))
+
+    counted = llama._counted(inner())
+    assert next(counted) == 7 and llama.written == 1 and llama.first_written_at is not None
+    assert counted.send([1]) == 8 and counted.send(None) == 9 and llama.written == 3
+    assert list(counted) == [] and sent == [[1], None, None]
+
+
+def test_a_terminal_shows_notices_on_the_bar_and_a_pipe_gets_a_line_every_ten_seconds(monkeypatch) -> None:
+    shown: list[str] = []
+    said: list[str] = []
+    on_bar = notice_listener(True, shown.append, said.append)
+    on_bar(Notice("writing", "local model writing: 12 tokens, 9.0 tok/s", tokens=12, rate=9.0))
+    on_bar(Notice("wait", "the server is busy", seconds=5))
+    assert shown == ["local model writing: 12 tokens, 9.0 tok/s", "waiting 5 s: the server is busy"] and not said
+
+    clock = [100.0]
+    monkeypatch.setattr(notice_line.time, "monotonic", lambda: clock[0])
+    piped = notice_listener(False, shown.append, said.append)
+    for tokens in range(1, 25):
+        piped(Notice("writing", f"local model writing: {tokens} tokens, 2.0 tok/s", tokens=tokens, rate=2.0))
+        clock[0] += 1.0
+    assert said == [
+        "  local model writing: 1 tokens, 2.0 tok/s",
+        "  local model writing: 11 tokens, 2.0 tok/s",
+        "  local model writing: 21 tokens, 2.0 tok/s",
+    ]
+    piped(Notice("note", "a note"))
+    assert said[-1] == "a note"

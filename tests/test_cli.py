@@ -15,10 +15,10 @@ from biarena.errors import NotFoundError
 from tests.conftest import sha256
 
 
-def biarena(*args: str | Path) -> subprocess.CompletedProcess:
-    """Run the real command line in a fresh process."""
+def biarena(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the real command line in a fresh process (`timeout`: a bound against a hang, not a speed check)."""
     return subprocess.run(
-        [sys.executable, "-m", "biarena", *map(str, args)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "biarena", *map(str, args)], capture_output=True, text=True, timeout=timeout
     )
 
 

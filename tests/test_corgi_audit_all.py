@@ -15,7 +15,8 @@ from tests.test_cli import biarena
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("corgi-all") / "suite"
-    result = biarena("suite", "corgi", "--scale", "0.2", "--audit", "-o", out)
+    # ten verticals generated, verified and written: minutes on a busy 2-core machine
+    result = biarena("suite", "corgi", "--scale", "0.2", "--audit", "-o", out, timeout=1200)
     assert result.returncode == 0, result.stderr
     return out, result.stdout + result.stderr
 

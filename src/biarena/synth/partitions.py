@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from biarena.errors import UsageError
+from biarena.errors import UsageError, did_you_mean
 from biarena.synth.generator import (
     Columns,
     _Calendar,
@@ -307,7 +307,8 @@ def write_partitions(
     if partitions < 1 or workers < 1:
         raise UsageError("--partitions and --workers must be at least 1")
     if engine not in ENGINES:
-        raise UsageError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+        hint = did_you_mean(engine, list(ENGINES))
+        raise UsageError(f"unknown engine '{engine}'{hint} (known: {', '.join(ENGINES)})")
     try:
         import pyarrow  # noqa: F401
     except ImportError:

@@ -2,6 +2,7 @@
 own temp dir, token authentication as Ray 2.5x turns it on), stopped afterwards; and the one line for an address
 where nothing listens."""
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -95,17 +96,26 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             head.kill()
             head.wait()
         for process in started:
-            try:
+            with contextlib.suppress(psutil.NoSuchProcess):
                 process.kill()
-            except psutil.NoSuchProcess:
-                pass
         log.close()
 
 
 def _campaign(plan: Path, out: Path, address: str, **environ: str | None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "biarena", "campaign", str(plan), "-o", str(out), "--engine", "ray"]
-        + ["--address", address],
+        [
+            sys.executable,
+            "-m",
+            "biarena",
+            "campaign",
+            str(plan),
+            "-o",
+            str(out),
+            "--engine",
+            "ray",
+            "--address",
+            address,
+        ],
         env=_environ(**environ),
         capture_output=True,
         text=True,

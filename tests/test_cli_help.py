@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ def ragged_lines(text: str, width: int) -> list[str]:
     """Lines of a help's prose (outside its option boxes) that end well before `width` mid-paragraph."""
     prose = [line.rstrip() for line in text.splitlines() if not line.lstrip().startswith(("│", "╭", "╰"))]
     ragged = []
-    for line, after in zip(prose, prose[1:], strict=False):
+    for line, after in pairwise(prose):
         indent = len(line) - len(line.lstrip())
         if not line.strip() or not after.strip() or len(after) - len(after.lstrip()) != indent:
             continue  # a paragraph's end, or a definition list's next entry or continuation

@@ -129,6 +129,7 @@ def test_ray_writes_the_same_bytes(outputs: dict[str, Path], tmp_path: Path) -> 
         (["--workers", "2"], "go with --partitions"),
         (["--partitions", "2", "--workers", "0"], "--workers must be at least 1"),
         (["--partitions", "2", "--engine", "spark"], "unknown engine 'spark'"),
+        (["--partitions", "2", "--engine", "rey"], "unknown engine 'rey'; did you mean 'ray'?"),
         (["--partitions", "2", "--address", "10.0.0.1:6379"], "--address goes with --engine ray"),
     ],
 )

@@ -148,6 +148,6 @@ def test_the_command_line_writes_parts_that_verify(tmp_path: Path) -> None:
 def test_ray_missing_is_one_line_and_leaves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed: importing it raises ImportError
     out = tmp_path / "out"
-    with pytest.raises(UsageError, match=r"--engine ray needs ray: pip install 'biarena\[ray\]'"):
+    with pytest.raises(UsageError, match=r"--engine ray needs Ray: pip install 'biarena\[ray\]'"):
         generate(vertical_spec(VERTICAL), out, scale=0.01, partitions=2, workers=2, engine="ray")
     assert list(tmp_path.iterdir()) == []

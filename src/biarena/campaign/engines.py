@@ -11,8 +11,8 @@ from pathlib import Path
 
 from biarena.campaign.execute import CellResult, CellTask, execute_cell
 from biarena.campaign.limits import FileSlots, RaySlots, ray_limits_actor
-from biarena.campaign.ray_connect import require_ray
 from biarena.errors import BiarenaError
+from biarena.ray_session import require_ray
 
 ATTEMPTS = 3
 """Times a task is started before a campaign gives up on it: a worker killed under it starts it again."""

@@ -105,7 +105,7 @@ def run_campaign(
     if address is not None and engine != "ray":
         raise UsageError("--address names a Ray cluster: give --engine ray")
     if engine == "ray":
-        from biarena.campaign.ray_connect import require_ray
+        from biarena.ray_session import require_ray
 
         require_ray()
     plan = load_plan(plan_path)
@@ -131,7 +131,7 @@ def run_campaign(
     with ExitStack() as session:
         progress.workers = workers
         if engine == "ray" and tasks:
-            from biarena.campaign.ray_connect import ray_session
+            from biarena.ray_session import ray_session
 
             progress.workers = session.enter_context(ray_session(workers, address))
         if on_start is not None:

@@ -1,5 +1,5 @@
-"""ray_session: this process joined to a Ray cluster (or to a Ray instance started for the campaign) for as long as a
-campaign runs, with the number of tasks the cluster runs at once.
+"""ray_session: this process joined to a Ray cluster (or to a Ray instance started here) for as long as a campaign or
+a partitioned synth runs, with the number of tasks the cluster runs at once.
 
 Ray's releases differ in how a driver joins a cluster: since Ray 2.5x a cluster started with `ray start --head`
 where a token file exists (`~/.ray/auth_token`, written by any earlier `ray.init()`) asks every client for that token,
@@ -18,7 +18,7 @@ from typing import Any
 from biarena.errors import UsageError
 
 RAY_OBJECT_STORE = 100 * 1024 * 1024
-"""The object store of a Ray instance a campaign starts itself (results are small)."""
+"""The object store of a Ray instance a campaign starts itself (its results are small)."""
 PROBE_SECONDS = 10.0
 """How long a cluster's address may take to accept a connection."""
 AUTH_REFUSED = ("InvalidAuthToken", "Unauthenticated", "authentication token")
@@ -35,13 +35,14 @@ def require_ray() -> Any:
 
 
 @contextmanager
-def ray_session(workers: int, address: str | None) -> Iterator[int]:
-    """Join the cluster at `address` (or start a Ray instance with `workers` CPUs) unless this process already has
-    Ray running; yields the cluster's CPUs, the tasks it runs at once, and leaves Ray as it found it."""
+def ray_session(workers: int, address: str | None, object_store: int | None = RAY_OBJECT_STORE) -> Iterator[int]:
+    """Join the cluster at `address` (or start a Ray instance with `workers` CPUs and an `object_store` of that many
+    bytes, Ray's default when None) unless this process already has Ray running; yields the cluster's CPUs, the
+    tasks it runs at once, and leaves Ray as it found it."""
     ray = require_ray()
     started = not ray.is_initialized()
     if started:
-        _connect(ray, workers, address)
+        _connect(ray, workers, address, object_store)
     try:
         yield cluster_cpus(ray) or max(1, workers)
     finally:
@@ -54,7 +55,7 @@ def cluster_cpus(ray: Any) -> int:
     return int(ray.cluster_resources().get("CPU", 0))
 
 
-def _connect(ray: Any, workers: int, address: str | None) -> None:
+def _connect(ray: Any, workers: int, address: str | None, object_store: int | None) -> None:
     settings: dict[str, Any] = {
         "include_dashboard": False,
         "log_to_driver": False,
@@ -62,7 +63,9 @@ def _connect(ray: Any, workers: int, address: str | None) -> None:
         "logging_level": logging.ERROR,
     }
     if address is None:
-        settings.update(num_cpus=max(1, workers), object_store_memory=RAY_OBJECT_STORE)
+        settings["num_cpus"] = max(1, workers)
+        if object_store is not None:
+            settings["object_store_memory"] = object_store
         try:
             ray.init(**settings)
         except (ConnectionError, RuntimeError, ValueError, ray.exceptions.RayError) as error:

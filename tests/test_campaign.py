@@ -277,10 +277,17 @@ BAD_PLANS = {
     "- a list": "a plan is a mapping",
     "matrix: {benchmarks: [shop]}": "matrix.systems: Field required",
     "matrix: {benchmarks: [], systems: [gold]}": "matrix.benchmarks",
-    "matrix: {benchmarks: [shop], systems: [gold], colour: red}": "matrix.colour",
-    "matrix: {benchmarks: [shop], systems: [golden]}": "unknown agent 'golden'",
-    "matrix: {benchmarks: [shop], systems: [{agent: gold, options: {nope: 1}}]}": "does not take option 'nope'",
-    "matrix: {benchmarks: [shop], systems: [gold], scorers: [exactness]}": "unknown scorer 'exactness'",
+    "matrix: {benchmarks: [shop], systems: [gold], colour: red}": "bad.yaml: matrix.colour: unknown key",
+    "matrix: {benchmarks: [shop], sytems: [gold]}": "bad.yaml: matrix.sytems: unknown key; did you mean 'systems'?",
+    "matrix: {benchmarks: [shop], systems: [gold]}\nlimt: 2": "bad.yaml: limt: unknown key; did you mean 'limit'?",
+    "matrix: {benchmarks: [shop], systems: [gold]}\ncells: [{match: {agnt: gold}}]": "cells.0.match.agnt: unknown key;"
+    " did you mean 'agent'?",
+    "matrix: {benchmarks: [shop], systems: [gold, seqential]}": "bad.yaml: matrix.systems.1.agent: unknown agent "
+    "'seqential'; did you mean 'sequential'?",
+    "matrix: {benchmarks: [shop], systems: [{agent: gold, options: {nope: 1}}]}": "bad.yaml: matrix.systems.0.options: "
+    "agent 'gold' does not take option 'nope'",
+    "matrix: {benchmarks: [shop], systems: [gold], scorers: [exactness]}": "bad.yaml: matrix.scorers.0.name: unknown "
+    "scorer 'exactness'",
     "matrix: {benchmarks: [shop], systems: [text2sql]}": "list one under matrix.models",
     "matrix: {benchmarks: [nowhere], systems: [gold]}": "nowhere",
     "matrix: {benchmarks: [shop], systems: [gold]}\ncells: [{limit: 0}]": "cells.0.limit",
@@ -307,6 +314,7 @@ def test_a_bad_plan_is_one_line(tmp_path: Path, text: str) -> None:
         ([], {"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "3"}, "not one of the 3 tasks"),
         ([], {"SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "3"}, "whole numbers"),
         (["--engine", "spark"], {}, "unknown engine 'spark'"),
+        (["--engine", "rey"], {}, "unknown engine 'rey'; did you mean 'ray'?"),
         (["--address", "h:6379"], {}, "give --engine ray"),
     ],
 )

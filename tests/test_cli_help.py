@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,44 @@ def test_an_error_message_with_control_characters_is_printed_on_one_line(tmp_pat
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
     assert "\\n" in result.stderr and "\\x1e" in result.stderr
+
+
+RAGGED = 25
+"""A help line this much shorter than the terminal, followed by more of its paragraph whose first word would have
+fitted on it, was broken by hand."""
+
+
+def ragged_lines(text: str, width: int) -> list[str]:
+    """Lines of a help's prose (outside its option boxes) that end well before `width` mid-paragraph."""
+    prose = [line.rstrip() for line in text.splitlines() if not line.lstrip().startswith(("│", "╭", "╰"))]
+    ragged = []
+    for line, after in pairwise(prose):
+        indent = len(line) - len(line.lstrip())
+        if not line.strip() or not after.strip() or len(after) - len(after.lstrip()) != indent:
+            continue  # a paragraph's end, or a definition list's next entry or continuation
+        if line.endswith(":") or after.strip().startswith(("- ", "* ", "•")) or "  " in line.strip():
+            continue  # a section heading, a list item starting, or a definition list's entry (NAME  what it is)
+        if len(line) < width - RAGGED and len(line) + 1 + len(after.split()[0]) < width - 1:
+            ragged.append(line)  # short, and the next word would have fitted: a break written in the source
+    return ragged
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_help_paragraphs_are_wrapped_by_the_terminal_not_by_hand(width: int) -> None:
+    from typer.testing import CliRunner
+
+    runner = CliRunner(env={"COLUMNS": str(width), "NO_COLOR": "1", "TERMINAL_WIDTH": None})
+    ragged = {}
+    for words in command_paths():
+        result = runner.invoke(app, [*words, "--help"], prog_name="biarena")
+        assert result.exit_code == 0, (words, result.output)
+        assert max(len(line) for line in result.output.splitlines()) <= width, words
+        if lines := ragged_lines(result.output, width):
+            ragged[" ".join(words)] = lines
+    assert not ragged, ragged
+
+
+def test_a_ragged_paragraph_is_seen() -> None:
+    text = " Units are content-addressed (the benchmark's checksums, the\n scorer), so running the plan again"
+    assert ragged_lines(text, 100) == [" Units are content-addressed (the benchmark's checksums, the"]
+    assert ragged_lines(" a short paragraph.\n\n another one.", 80) == []

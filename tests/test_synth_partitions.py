@@ -130,6 +130,7 @@ def test_ray_writes_the_same_bytes(outputs: dict[str, Path], tmp_path: Path) -> 
         (["--workers", "2"], "go with --partitions"),
         (["--partitions", "2", "--workers", "0"], "--workers must be at least 1"),
         (["--partitions", "2", "--engine", "spark"], "unknown engine 'spark'"),
+        (["--partitions", "2", "--engine", "rey"], "unknown engine 'rey'; did you mean 'ray'?"),
         (["--partitions", "2", "--address", "10.0.0.1:6379"], "--address goes with --engine ray"),
     ],
 )
@@ -148,6 +149,6 @@ def test_the_command_line_writes_parts_that_verify(tmp_path: Path) -> None:
 def test_ray_missing_is_one_line_and_leaves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed: importing it raises ImportError
     out = tmp_path / "out"
-    with pytest.raises(UsageError, match=r"--engine ray needs ray: pip install 'biarena\[ray\]'"):
+    with pytest.raises(UsageError, match=r"--engine ray needs Ray: pip install 'biarena\[ray\]'"):
         generate(vertical_spec(VERTICAL), out, scale=0.01, partitions=2, workers=2, engine="ray")
     assert list(tmp_path.iterdir()) == []

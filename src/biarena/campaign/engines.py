@@ -8,17 +8,14 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
 
 from biarena.campaign.execute import CellResult, CellTask, execute_cell
 from biarena.campaign.limits import FileSlots, RaySlots, ray_limits_actor
-from biarena.errors import BiarenaError, UsageError
+from biarena.errors import BiarenaError
+from biarena.ray_session import require_ray
 
-ENGINES = ("local", "ray")
 ATTEMPTS = 3
 """Times a task is started before a campaign gives up on it: a worker killed under it starts it again."""
-RAY_OBJECT_STORE = 100 * 1024 * 1024
-"""The object store of a Ray instance a campaign starts itself (results are small)."""
 
 
 class WorkerLost(BiarenaError):
@@ -59,15 +56,6 @@ def run_local(tasks: list[CellTask], workers: int, limits: Path) -> Iterator[Cel
             for task in queue:
                 if attempts[task.cell.key] >= ATTEMPTS:
                     raise WorkerLost(f"a worker died each of the {ATTEMPTS} times it ran {task.cell.run}")
-
-
-def require_ray() -> Any:
-    """The ray module; a one-line error saying how to install it when it is missing."""
-    try:
-        import ray
-    except ImportError:
-        raise UsageError("--engine ray needs Ray: pip install 'biarena[ray]'") from None
-    return ray
 
 
 PRELOAD = [
@@ -122,21 +110,10 @@ def _execute_here(environ: dict[str, str], task: CellTask, gate: FileSlots) -> C
     return execute_cell(task, gate)
 
 
-def run_ray(tasks: list[CellTask], workers: int, address: str | None) -> Iterator[CellResult]:
-    """Run tasks as Ray tasks (on the cluster at `address`, or on a Ray instance started here with `workers`
-    CPUs), yielding each result as it comes; Ray starts again a task whose worker died."""
+def run_ray(tasks: list[CellTask]) -> Iterator[CellResult]:
+    """Run tasks as Ray tasks on the cluster this process is joined to (`ray_session`), yielding each result as it
+    comes; Ray starts again a task whose worker died."""
     ray = require_ray()
-    started = not ray.is_initialized()
-    if started:
-        settings: dict = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
-        if address is None:
-            settings.update(num_cpus=max(1, workers), object_store_memory=RAY_OBJECT_STORE)
-        try:
-            ray.init(address=address, **settings)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            raise UsageError(
-                f"cannot reach the Ray cluster at {address}: {' '.join(str(error).split())[:200]}"
-            ) from None
     actor = None
     try:
         actor = ray_limits_actor()  # held here until the last result is in: the tasks' handles do not keep it
@@ -159,5 +136,3 @@ def run_ray(tasks: list[CellTask], workers: int, address: str | None) -> Iterato
     finally:
         if actor is not None:
             ray.kill(actor)
-        if started:
-            ray.shutdown()

@@ -2,11 +2,12 @@
 read from YAML and checked when it loads, so a typo is one line."""
 
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from biarena.errors import FormatError, NotFoundError
+from biarena.errors import FormatError, NotFoundError, did_you_mean
 
 
 class _Strict(BaseModel):
@@ -128,6 +129,26 @@ def load_plan(path: Path) -> Plan:
     try:
         return Plan.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
+        # a misspelt key also leaves its right spelling missing: the misspelling is what to report
+        first = next((e for e in error.errors() if e["type"] == "extra_forbidden"), error.errors()[0])
         where = ".".join(str(part) for part in first["loc"]) or "plan"
-        raise FormatError(f"{path}: {where}: {first['msg']}") from None
+        problem = first["msg"]
+        if first["type"] == "extra_forbidden" and first["loc"]:
+            known = _keys_at(Plan, first["loc"][:-1])
+            problem = f"unknown key{did_you_mean(str(first['loc'][-1]), known)} (known: {', '.join(known)})"
+        raise FormatError(f"{path}: {where}: {problem}") from None
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the plan takes at `loc` (the path of the mapping holding an unknown key)."""
+    current: Any = model
+    for part in loc:
+        while get_origin(current) in (list, Union, UnionType):
+            current = next(arg for arg in get_args(current) if arg is not type(None))
+        if isinstance(part, str) and isinstance(current, type) and issubclass(current, BaseModel):
+            current = current.model_fields[part].annotation
+    while get_origin(current) in (list, Union, UnionType):
+        current = next(arg for arg in get_args(current) if arg is not type(None))
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return sorted(current.model_fields)
+    return []

@@ -2,7 +2,8 @@
 campaign's run files by this process alone, as it arrives."""
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,9 +11,10 @@ from biarena.campaign.execute import CellResult, CellTask
 from biarena.campaign.folder import CampaignFolder
 from biarena.campaign.plan import load_plan
 from biarena.campaign.units import Cell, expand_plan
-from biarena.errors import UsageError
+from biarena.errors import UsageError, did_you_mean
 from biarena.records import Question
 
+ENGINES = ("local", "ray")
 SLURM_ID = "SLURM_ARRAY_TASK_ID"
 SLURM_COUNT = "SLURM_ARRAY_TASK_COUNT"
 SLURM_MIN = "SLURM_ARRAY_TASK_MIN"
@@ -62,6 +64,8 @@ class CampaignProgress:
     groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     """(benchmark, system) -> [done, total]."""
     last: Cell | None = None
+    workers: int = 1
+    """Cells the engine runs at once: the local pool's processes, or the CPUs of the Ray cluster."""
 
 
 @dataclass(frozen=True)
@@ -95,16 +99,17 @@ def run_campaign(
 
     `on_start` is told the share's progress before any work and the number of units in the plan; `on_progress`
     each time a cell's results are written."""
-    if engine not in ("local", "ray"):
-        raise UsageError(f"unknown engine '{engine}' (known: local, ray)")
+    if engine not in ENGINES:
+        hint = did_you_mean(engine, list(ENGINES))
+        raise UsageError(f"unknown engine '{engine}'{hint} (known: {', '.join(ENGINES)})")
     if address is not None and engine != "ray":
         raise UsageError("--address names a Ray cluster: give --engine ray")
     if engine == "ray":
-        from biarena.campaign.engines import require_ray
+        from biarena.ray_session import require_ray
 
         require_ray()
     plan = load_plan(plan_path)
-    cells, questions = expand_plan(plan, plan_path.parent)
+    cells, questions = expand_plan(plan, plan_path.parent, str(plan_path))
     folder = CampaignFolder(out)
     _refuse_foreign(out)
     folder.add_units([unit for cell in cells for unit in cell.units])
@@ -120,22 +125,30 @@ def run_campaign(
                 group[0] += 1
                 progress.done += 1
     before = progress.done
-    if on_start is not None:
-        on_start(progress, sum(len(c.units) for c in cells))
     tasks = [task for cell in mine if (task := _task(folder, cell, done)) is not None]
     by_key = {cell.key: cell for cell in mine}
     cells_now = 0
-    for result in _engine(engine, tasks, workers, address, out):
-        cell = by_key[result.cell]
-        write_result(folder, cell, questions[cell.key], result)
-        cells_now += 1
-        for unit in cell.units:
-            if unit.id in result.units:
-                progress.groups[(unit.benchmark, unit.system)][0] += 1
-                progress.done += 1
-        progress.last = cell
-        if on_progress is not None:
-            on_progress(progress)
+    with ExitStack() as session:
+        progress.workers = workers
+        if engine == "ray" and tasks:
+            from biarena.ray_session import ray_session
+
+            progress.workers = session.enter_context(ray_session(workers, address))
+        if on_start is not None:
+            on_start(progress, sum(len(c.units) for c in cells))
+        # closed before the session ends: the engine lets go of what it holds on the cluster while joined to it
+        with closing(_engine(engine, tasks, workers, out)) as results:
+            for result in results:
+                cell = by_key[result.cell]
+                write_result(folder, cell, questions[cell.key], result)
+                cells_now += 1
+                for unit in cell.units:
+                    if unit.id in result.units:
+                        progress.groups[(unit.benchmark, unit.system)][0] += 1
+                        progress.done += 1
+                progress.last = cell
+                if on_progress is not None:
+                    on_progress(progress)
     results = folder.write_results()
     return CampaignSummary(
         units=sum(len(c.units) for c in cells),
@@ -186,11 +199,12 @@ def write_result(folder: CampaignFolder, cell: Cell, questions: list[Question], 
     folder.mark_done(result.units)
 
 
-def _engine(engine: str, tasks: list[CellTask], workers: int, address: str | None, out: Path) -> Iterator[CellResult]:
+def _engine(engine: str, tasks: list[CellTask], workers: int, out: Path) -> Generator[CellResult, None, None]:
     from biarena.campaign.engines import run_local, run_ray
 
     if not tasks:
-        return iter(())
+        return
     if engine == "ray":
-        return run_ray(tasks, workers, address)
-    return run_local(tasks, workers, out / ".limits")
+        yield from run_ray(tasks)
+    else:
+        yield from run_local(tasks, workers, out / ".limits")

@@ -77,18 +77,29 @@ def digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
-def expand_plan(plan: Plan, base: Path) -> tuple[list[Cell], dict[str, list[Question]]]:
-    """The plan's cells in key order, and each cell's questions; benchmarks are loaded and fingerprinted once."""
+def expand_plan(plan: Plan, base: Path, source: str = "plan") -> tuple[list[Cell], dict[str, list[Question]]]:
+    """The plan's cells in key order, and each cell's questions; benchmarks are loaded and fingerprinted once.
+
+    `source` (the plan file) begins each error, with the path of the entry at fault after it."""
     from biarena.benchmarks import resolve_benchmark
     from biarena.db import DatabasePool
     from biarena.runner import benchmark_fingerprint, select_questions
 
-    judge = _model_options(plan.judge_model.model, plan.judge_model.options) if plan.judge_model else None
-    scorers = [_scorer_spec(entry, judge) for entry in plan.matrix.scorers]
+    judge = (
+        _model_options(plan.judge_model.model, plan.judge_model.options, f"{source}: judge_model")
+        if plan.judge_model
+        else None
+    )
+    for index, model_entry in enumerate(plan.matrix.models):
+        _model_options(model_entry.model, model_entry.options, f"{source}: matrix.models.{index}")
+    scorers = [
+        _scorer_spec(entry, judge, f"{source}: matrix.scorers.{index}")
+        for index, entry in enumerate(plan.matrix.scorers)
+    ]
     if len({s.name for s in scorers}) < len(scorers):
-        raise UsageError("plan: matrix.scorers names a scorer twice")
-    for entry in plan.matrix.systems:
-        _agent_options(entry.agent, entry.options)
+        raise UsageError(f"{source}: matrix.scorers names a scorer twice")
+    for index, entry in enumerate(plan.matrix.systems):
+        _agent_options(entry.agent, entry.options, f"{source}: matrix.systems.{index}")
     cells: dict[str, Cell] = {}
     questions_of: dict[str, list[Question]] = {}
     for written in plan.matrix.benchmarks:
@@ -100,7 +111,7 @@ def expand_plan(plan: Plan, base: Path) -> tuple[list[Cell], dict[str, list[Ques
             for entry in plan.matrix.systems:
                 models: list[ModelEntry | None] = list(plan.matrix.models) if entry.agent in MODEL_AGENTS else [None]
                 if entry.agent in MODEL_AGENTS and not models:
-                    raise UsageError(f"plan: agent '{entry.agent}' takes a model: list one under matrix.models")
+                    raise UsageError(f"{source}: agent '{entry.agent}' takes a model: list one under matrix.models")
                 for model in models:
                     for seed in plan.matrix.seeds:
                         overrides = [o for o in plan.cells if _matches(o, written, entry, model, seed)]
@@ -146,8 +157,9 @@ def _cell(
     for override in overrides:
         agent_values.update(override.options)
         model_values.update(override.model_options)
-    agent_options = _agent_options(entry.agent, agent_values).model_dump(mode="json")
-    model_options = _model_options(model.model, model_values) if model is not None else None
+    # the entries alone were checked with their paths; what fails now comes of an override's options
+    agent_options = _agent_options(entry.agent, agent_values, "plan: cells").model_dump(mode="json")
+    model_options = _model_options(model.model, model_values, "plan: cells") if model is not None else None
     ids = [q.id for q in questions]
     key = digest(
         {
@@ -212,21 +224,22 @@ def _locate(written: str, base: Path) -> str:
     return written
 
 
-def _agent_options(agent: str, values: dict[str, Any]) -> Options:
+def _agent_options(agent: str, values: dict[str, Any], where: str) -> Options:
+    """The agent's options checked; an error begins with `where`, the plan entry's path."""
     try:
         model = options_model(system_factory(agent))
     except BiarenaError as error:
-        raise UsageError(f"plan: {error}") from None
-    return validate_options(model, values, f"plan: agent '{agent}'")
+        raise UsageError(f"{where}.agent: {error}") from None
+    return validate_options(model, values, f"{where}.options: agent '{agent}'")
 
 
-def _model_options(text: str, values: dict[str, Any]) -> dict[str, Any]:
+def _model_options(text: str, values: dict[str, Any], where: str) -> dict[str, Any]:
     settings = {**split_spec(text), **values}
-    options = validate_options(ModelOptions, settings, f"plan: model '{redact_text(text)}'")
+    options = validate_options(ModelOptions, settings, f"{where}: model '{redact_text(text)}'")
     return options.model_dump(mode="json")
 
 
-def _scorer_spec(entry: ScorerEntry, judge: dict[str, Any] | None) -> ScorerSpec:
+def _scorer_spec(entry: ScorerEntry, judge: dict[str, Any] | None, where: str) -> ScorerSpec:
     """The scorer made once, so an unknown name or option is refused before anything runs."""
     from biarena.scoring import SCORERS, get_scorer
 
@@ -234,12 +247,12 @@ def _scorer_spec(entry: ScorerEntry, judge: dict[str, Any] | None) -> ScorerSpec
         factory = SCORERS.get(entry.name)
         named = getattr(factory, "scorer_class", None)
         model = options_model(named() if callable(named) else factory) if factory is not None else NoOptions
-        options = validate_options(model, entry.options, f"plan: scorer '{entry.name}'")
+        options = validate_options(model, entry.options, f"{where}.options: scorer '{entry.name}'")
         scorer = get_scorer(entry.name, **({"options": options} if entry.options else {}))
     except BiarenaError as error:
-        raise UsageError(f"plan: {error}" if not str(error).startswith("plan:") else str(error)) from None
+        raise UsageError(str(error) if str(error).startswith(where) else f"{where}.name: {error}") from None
     if scorer.needs_model and judge is None:
-        raise UsageError(f"plan: scorer '{entry.name}' calls a model: name it with judge_model")
+        raise UsageError(f"{where}: scorer '{entry.name}' calls a model: name it with judge_model")
     return ScorerSpec(
         name=scorer.name,
         version=scorer.version,

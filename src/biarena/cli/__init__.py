@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from biarena import __version__
+from biarena.cli.help_text import unwrap_help
 from biarena.errors import BiarenaError
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -79,6 +80,7 @@ def load_command(name: str) -> Any:
         single.command(name)(target)
         command = typer.main.get_command(single)
     command.name = name
+    unwrap_help(command)
     return command
 
 

@@ -54,10 +54,11 @@ def campaign(
             if share.count > 1
             else f"{units} units"
         )
-        plural = "s" if workers > 1 else ""
+        plural = "s" if p.workers > 1 else ""
+        on = f" at {address}" if address else ""
         _say(
             f"campaign {plan} into {out}: {where} ({p.done} done before) in {len(p.groups)} benchmark x system "
-            f"groups; {engine} engine, {workers} worker{plural}"
+            f"groups; {engine} engine{on}, {p.workers} worker{plural}"
         )
 
     try:

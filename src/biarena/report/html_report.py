@@ -134,6 +134,7 @@ def _check_chart(judge: str, figures: list[CheckFigure]) -> str:
         reference=0.5,
         caption="share of pairs where the good answer scored higher than its degraded copy (95% interval)",
         colours=["#54A24B"],
+        axis="share of pairs the good answer won",
     )
     if margins:  # a margin over the best trivial rule runs from -1 to 1
         chart += interval_plot(
@@ -143,6 +144,7 @@ def _check_chart(judge: str, figures: list[CheckFigure]) -> str:
             reference=0.0,
             caption="the judge's share of pairs won minus the best trivial rule's on the same pairs (95% interval)",
             colours=["#4C78A8"],
+            axis="margin over the best trivial rule",
         )
     return chart
 
@@ -158,7 +160,12 @@ def _judge_blocks(analysis: Analysis, by: str) -> list[dict[str, Any]]:
                 title = f"Mean {name} score by {'question type' if by == 'type' else 'category'}"
                 charts.append(
                     grouped_bars(
-                        [readable(g) for g in groups], means, title=title, maximum=judge.maximum, intervals=bounds
+                        [readable(g) for g in groups],
+                        means,
+                        title=title,
+                        maximum=judge.maximum,
+                        intervals=bounds,
+                        axis=f"mean {name} score",
                     )
                 )
         dims = analysis.dimensions.get(judge.judge, {})
@@ -171,6 +178,7 @@ def _judge_blocks(analysis: Analysis, by: str) -> list[dict[str, Any]]:
                         series,
                         title=f"{judge.judge} dimensions per system",
                         maximum=judge.maximum,
+                        axis=f"mean {judge.judge} score",
                     )
                 )
         figures = analysis.judge_check.get(judge.judge, [])
@@ -213,6 +221,7 @@ def _arena(analysis: Analysis, names: list[str]) -> dict[str, Any] | None:
         [(r.name, r.strength, r.low, r.high) for r in voted],
         title="Bradley-Terry strength (log scale) with 95% intervals",
         reference=0.0,
+        axis="strength (log odds of winning)",
         caption=f"{board.total_votes} votes; {board.ties} ties or both bad (half a win each); "
         f"{board.bootstrap} bootstrap resamples",
     )
@@ -223,6 +232,7 @@ def _arena(analysis: Analysis, names: list[str]) -> dict[str, Any] | None:
             [(name, styled.strength[name], styled.low[name], styled.high[name]) for name in styled.systems],
             title="Style-controlled strength (length and Markdown structure held fixed)",
             reference=0.0,
+            axis="strength (log odds of winning)",
             caption=f"{styled.votes} votes whose answers are in this report; style effects (log-odds): {effects}",
         )
     matrix = [[board.wins.get((a, b)) for b in board.names] for a in board.names]
@@ -267,13 +277,19 @@ def build_context(
         groups, means, bounds = _series(analysis, by, name)
         if groups:
             chart_title = f"{infos.label(name)} by {by_text}"
-            charts.append(grouped_bars([_category(c) for c in groups], means, title=chart_title, intervals=bounds))
+            axis = f"mean {infos.label(name)}"
+            charts.append(
+                grouped_bars([_category(c) for c in groups], means, title=chart_title, intervals=bounds, axis=axis)
+            )
     if by == "category" and analysis.section("type") is not None:
         by = "type"
         groups, means, bounds = _series(analysis, "type", names[0]) if names else ([], {}, {})
         if groups:
             chart_title = f"{infos.label(names[0])} by question type"
-            charts.append(grouped_bars([readable(g) for g in groups], means, title=chart_title, intervals=bounds))
+            axis = f"mean {infos.label(names[0])}"
+            charts.append(
+                grouped_bars([readable(g) for g in groups], means, title=chart_title, intervals=bounds, axis=axis)
+            )
     judge_names = [n for j in analysis.judges for n in (*j.headlines, *(f"{j.judge}.{d}" for d in j.dimensions))]
     sections = [
         {

@@ -11,10 +11,31 @@ LABEL_WIDTH = 40
 _QUANTIZATION = re.compile(r"[-_.](q\d[\w]*|iq\d[\w]*|f16|bf16|fp16|f32|gguf)$", re.IGNORECASE)
 
 
+SEPARATOR = " · "
+"""Between a label's system and its model (or predictions file)."""
+
+
 def clip_label(text: str, width: int = LABEL_WIDTH) -> str:
-    """`text` on one line, cut to `width` characters with an ellipsis."""
+    """`text` on one line in at most `width` characters: an ellipsis takes the middle of what is too long, so a label
+    keeps its system whole and the end of its model or file, where the model's name usually is."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    if len(text) <= width:
+        return text
+    system, separator, detail = text.partition(SEPARATOR)
+    if separator and len(system) + len(separator) <= width // 2:
+        return system + separator + clip_middle(detail, width - len(system) - len(separator))
+    return clip_middle(text, width)
+
+
+def clip_middle(text: str, width: int) -> str:
+    """`text` in `width` characters: a little of its start and most of its end around an ellipsis."""
+    if len(text) <= width:
+        return text
+    if width < 2:
+        return "…"[:width]
+    head = (width - 1) // 5
+    tail = width - 1 - head
+    return text[:head].rstrip() + "…" + text[len(text) - tail :].lstrip()
 
 
 def short_model(model: str) -> str:

@@ -56,9 +56,10 @@ def grouped_bars(
     height: int = 300,
     maximum: float = 1.0,
     intervals: dict[str, list[Bound]] | None = None,
+    axis: str = "mean score",
 ) -> str:
     """Bars per category, one colour per series, values in 0..maximum, each bar with its value written above it;
-    `intervals` adds a whisker per bar."""
+    `intervals` adds a whisker per bar; `axis` titles the value (vertical) axis."""
     names = list(series)
     bar = 34.0 if len(names) <= 3 else 28.0 if len(names) <= 5 else 16.0
     group_width = max(72.0, bar * len(names) + 24)
@@ -67,7 +68,7 @@ def grouped_bars(
     # Category names fit under their group flat when short; longer ones are turned and the margins grow to hold them.
     turned = longest * CHARACTER_WIDTH > group_width - 8
     reach = longest * CHARACTER_WIDTH
-    left = max(48.0, reach * 0.82 - group_width / 2 + 12) if turned else 48.0
+    left = max(66.0, reach * 0.82 - group_width / 2 + 12) if turned else 66.0
     top, bottom = 34, (int(reach * 0.58) + 28 if turned else 34)
     height = max(height, top + 160 + bottom)
     width = int(max(left + group_width * len(categories) + 20, 360, 8 * len(title) + 20))
@@ -86,6 +87,11 @@ def grouped_bars(
         y = to_y(tick)
         parts.append(f'<line x1="{left:.1f}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
         parts.append(f'<text x="{left - 6:.1f}" y="{y + 4:.1f}" text-anchor="end" class="tick">{tick:g}</text>')
+    middle = top + plot / 2
+    parts.append(
+        f'<text x="14" y="{middle:.1f}" text-anchor="middle" class="axis-title" '
+        f'transform="rotate(-90 14 {middle:.1f})">{escape(axis)}</text>'
+    )
     digits = 2 if maximum <= 1 else 1
     for c, category in enumerate(categories):
         x0 = left + c * group_width + (group_width - bar * len(names)) / 2
@@ -140,13 +146,15 @@ def interval_plot(
     reference: float | None = None,
     caption: str = "",
     colours: list[str] | None = None,
+    axis: str = "estimate",
 ) -> str:
     """One row per item: a dot at the estimate and a line over its interval, on a shared horizontal axis.
 
-    `rows` are (label, estimate, low, high); `reference` draws a dashed line (e.g. chance, or the mean).
+    `rows` are (label, estimate, low, high); `reference` draws a dashed line (e.g. chance, or the mean); `axis`
+    titles the horizontal axis.
     """
     label_width = max([60, *(7 * len(label) + 12 for label, *_ in rows)])
-    plot_width, row_height, top, bottom = 240, 24, 30, 34
+    plot_width, row_height, top, bottom = 240, 24, 30, 50
     width = max(label_width + plot_width + 30, 8 * len(title) + 20)
     height = top + row_height * max(1, len(rows)) + bottom
     points = [v for _, est, low, high in rows for v in (est, low, high) if v is not None and math.isfinite(v)]
@@ -170,6 +178,10 @@ def interval_plot(
         x = to_x(tick)
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{axis_y}" class="grid"/>')
         parts.append(f'<text x="{x:.1f}" y="{axis_y + 14}" text-anchor="middle" class="tick">{tick:g}</text>')
+    parts.append(
+        f'<text x="{label_width + plot_width / 2:.1f}" y="{axis_y + 32}" text-anchor="middle" '
+        f'class="axis-title">{escape(axis)}</text>'
+    )
     if reference is not None and start <= reference <= end:
         x = to_x(reference)
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{axis_y}" class="reference"/>')

@@ -19,6 +19,7 @@ import os
 import pickle
 import shutil
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from biarena.errors import UsageError
+from biarena.errors import UsageError, did_you_mean
 from biarena.synth.kernel import Calendar, TableState, cause_rows, draw_chunk, finish_chunk, table_def, table_state
 from biarena.synth.schema import Columns, retained_columns, table_order
 from biarena.synth.spec import Spec
@@ -251,18 +252,12 @@ class _RayEngine:
     """Parts run as Ray tasks, on a local Ray instance or the cluster at `address`."""
 
     def __init__(self, workers: int, address: str | None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise UsageError("--engine ray needs ray: pip install 'biarena[ray]'") from None
-        self.ray = ray
-        self.started = not ray.is_initialized()
-        if self.started:
-            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
-            if address:
-                ray.init(address=address, **options)
-            else:
-                ray.init(num_cpus=workers, **options)
+        from biarena.ray_session import ray_session, require_ray
+
+        self.ray = require_ray()
+        self.session = ExitStack()
+        # Ray's own object store size: parts may send more back than a campaign's results
+        self.session.enter_context(ray_session(workers, address, object_store=None))
         self.remote: dict[Callable, Any] = {}
 
     def map(self, function: Callable, calls: Sequence[tuple]) -> list:
@@ -272,8 +267,7 @@ class _RayEngine:
 
     def close(self) -> None:
         """Leave Ray as it was found."""
-        if self.started:
-            self.ray.shutdown()
+        self.session.close()
 
 
 def default_workers() -> int:
@@ -297,7 +291,8 @@ def write_partitions(
     if partitions < 1 or workers < 1:
         raise UsageError("--partitions and --workers must be at least 1")
     if engine not in ENGINES:
-        raise UsageError(f"unknown engine '{engine}' (known: {', '.join(ENGINES)})")
+        hint = did_you_mean(engine, list(ENGINES))
+        raise UsageError(f"unknown engine '{engine}'{hint} (known: {', '.join(ENGINES)})")
     try:
         import pyarrow  # noqa: F401
     except ImportError:

@@ -72,6 +72,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             *(sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block"),
             *("--port", str(port), "--temp-dir", str(root / "t"), "--num-cpus", "2"),
             *("--include-dashboard", "false", "--disable-usage-stats"),
+            *("--node-ip-address", "127.0.0.1"),  # the node names loopback to its clients, not the machine's address
         ],
         env=_environ(**auth),
         stdout=log,

@@ -249,7 +249,10 @@ class RunStore:
             "ORDER BY q.position, a.try",
         )
         return [
-            (try_number, parsed(self.path, "answers", row_name("answers", [qid]), "body", Answer.model_validate_json, body))
+            (
+                try_number,
+                parsed(self.path, "answers", row_name("answers", [qid]), "body", Answer.model_validate_json, body),
+            )
             for qid, try_number, body in rows
         ]
 
@@ -490,7 +493,9 @@ class RunStore:
 
     def not_applicable(self) -> set[tuple[str, str]]:
         """(question id, scorer) pairs the scorer does not score."""
-        rows = self._rows("results", "SELECT question_id, scorer, applies FROM results WHERE try = ?", (self.try_number,))
+        rows = self._rows(
+            "results", "SELECT question_id, scorer, applies FROM results WHERE try = ?", (self.try_number,)
+        )
         return {
             (qid, scorer)
             for qid, scorer, applies in rows

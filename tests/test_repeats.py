@@ -13,7 +13,7 @@ from unittest.mock import patch
 
 import pytest
 
-from biarena.llm import PROVIDERS, ChatRequest, MockProvider
+from biarena.llm import PROVIDERS, ChatRequest, MockProvider, ModelOptions
 from biarena.llm.try_seed import SEED_STRIDE
 from biarena.metrics.repeatability import pass_all_k, pass_at_k, repeatability
 from biarena.runner import RunStore
@@ -46,7 +46,7 @@ def scripted() -> Iterator[list[MockProvider]]:
     """`--model mock:NAME` answers with `seeded_reply`; the providers made are listed."""
     made: list[MockProvider] = []
 
-    def provider(options, cache_dir, **extra):  # noqa: ANN001, ANN003, ANN202
+    def provider(options: ModelOptions, cache_dir: Path, **extra: object) -> MockProvider:
         made.append(MockProvider([seeded_reply], model=options.name or "scripted"))
         return made[-1]
 

@@ -127,6 +127,7 @@ def test_tries_sampled_by_seed_give_hand_computed_pass_at_k_and_agreement(
     assert sorted(row["try"] for row in rows if row["question_id"] == "q0001") == [0, 1, 2, 3]
     accuracy = {(r["question_id"], r["try"]): r["scores"]["execution_accuracy"] for r in rows}
     assert [accuracy[("q0001", number)] for number in range(4)] == [1.0, 0.0, 1.0, 0.0]
+    assert {r["question_id"]: r["tries_agree"] for r in rows} == {"q0000": True, "q0001": False, "q0002": True}
     report = tmp_path / "report.md"
     assert cli("report", out, "-o", report).returncode == 0
     assert "the 4 tries agree on 2 of 3 questions" in report.read_text(encoding="utf-8")
@@ -190,6 +191,10 @@ def test_a_run_file_of_the_format_before_tries_reads_as_try_0(tmp_path: Path) ->
         assert {s.value for s in store.scores() if s.name == "execution_accuracy"} == {1.0}
         assert store.at_try(1).answers() == [] and repeatability(store) is None
     rows = exported(old)
-    assert [(r["question_id"], r["try"]) for r in rows] == [("q0000", 0), ("q0001", 0), ("q0002", 0)]
+    assert [(r["question_id"], r["try"], r["tries_agree"]) for r in rows] == [
+        ("q0000", 0, None),
+        ("q0001", 0, None),
+        ("q0002", 0, None),
+    ]
     shown = cli("show", old)
     assert shown.returncode == 0 and "tries agree" not in shown.stdout

@@ -53,7 +53,7 @@ def exported(run: Path) -> list[dict]:
     result = cli("export", run)
     assert result.returncode == 0, result.stderr
     rows = [{**row, "run": "RUN"} for row in map(json.loads, result.stdout.splitlines())]
-    assert [row.pop("try") for row in rows] == [0] * len(rows)
+    assert [(row.pop("try"), row.pop("tries_agree")) for row in rows] == [(0, None)] * len(rows)
     return rows
 
 

@@ -25,6 +25,7 @@ FIELDS = [
     "benchmark",
     "question_id",
     "try",
+    "tries_agree",
     "question",
     "labels",
     "language",
@@ -58,7 +59,8 @@ def format_for(path: Path | None, given: str | None) -> str:
 
 def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
     """One record per question (and try: `try`, 0 for the first) of each run, in run order; scores as the means
-    count them (0 without an answer).
+    count them (0 without an answer). `tries_agree` says whether a question's tries give the same result (empty for
+    a run of one try).
 
     A score is empty for a question its scorer does not score (e.g. `corgi` on a descriptive question)."""
     names = score_names(runs)
@@ -72,6 +74,7 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
         bad = unusable[run.spec.benchmark_name]
         counted = {t.number: counted_scores(run.questions, t.answers, t.scores, unusable=bad) for t in tries}
         answers = {(t.number, a.question_id): a for t in tries for a in t.answers}
+        agree = {q.question_id: q.agree for q in run.repeatability.questions} if run.repeatability else {}
         for question, one in ((q, t) for q in run.questions for t in tries):
             answer = answers.get((one.number, question.id))
             outcome = outcome_of(answer)
@@ -87,6 +90,7 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
                     "benchmark": run.spec.benchmark_name,
                     "question_id": question.id,
                     "try": one.number,
+                    "tries_agree": agree.get(question.id),
                     "question": question.text,
                     "labels": list(question.labels),
                     "language": question.language,

@@ -131,6 +131,13 @@ def test_tries_sampled_by_seed_give_hand_computed_pass_at_k_and_agreement(
     report = tmp_path / "report.md"
     assert cli("report", out, "-o", report).returncode == 0
     assert "the 4 tries agree on 2 of 3 questions" in report.read_text(encoding="utf-8")
+    with_csv = tmp_path / "four.csv"
+    assert cli("export", out, "-o", with_csv).returncode == 0
+    assert with_csv.read_text(encoding="utf-8").splitlines()[0].split(",")[4:7] == ["question_id", "try", "tries_agree"]
+    parquet = pytest.importorskip("pyarrow.parquet")
+    assert cli("export", out, "-o", tmp_path / "four.parquet").returncode == 0
+    table = parquet.read_table(tmp_path / "four.parquet").to_pydict()
+    assert sorted(table["try"]) == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
 
 
 def test_at_temperature_zero_the_tries_agree(shop: Path, tmp_path: Path, scripted: list[MockProvider]) -> None:

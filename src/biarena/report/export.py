@@ -144,6 +144,8 @@ def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
     fields, rows = flat_records(records)
     types = {name: pa.string() for name in FIELDS}
     types["labels"] = pa.list_(pa.string())
+    types["try"] = pa.int64()
+    types["tries_agree"] = pa.bool_()
     schema = pa.schema([(name, types.get(name, pa.float64())) for name in fields])
     table = pa.Table.from_pylist(rows, schema=schema)
     buffer = io.BytesIO()

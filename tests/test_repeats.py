@@ -154,6 +154,7 @@ def test_at_temperature_zero_the_tries_agree(shop: Path, tmp_path: Path, scripte
     assert all(p.at_least_one.estimate == 1 == p.all_of.estimate for p in found.passes)
     shown = cli("show", out)
     assert "the 3 tries agree on every question" in shown.stdout, shown.stdout
+    assert "the 3 tries agree on every question" in cli("show", out, "--format", "md").stdout
 
 
 def test_resume_adds_only_the_missing_tries(shop: Path, tmp_path: Path, scripted: list[MockProvider]) -> None:

@@ -24,6 +24,7 @@ from biarena.report.tables import (
     comparison_markdown,
     comparison_rows,
     legend,
+    markdown_table,
     outcome_line,
     run_title,
     usage_line,
@@ -107,4 +108,8 @@ def show(
     elif format is ShowFormat.csv:
         sys.stdout.write(comparison_csv(comparison, usage=usage))
     else:
-        sys.stdout.write(comparison_markdown(comparison, usage=usage))
+        repeated = [
+            f"\n## {title}\n\n{markdown_table(headers, cells, numeric)}\n"
+            for title, headers, cells, numeric in repeatability_tables(comparison)
+        ]
+        sys.stdout.write(comparison_markdown(comparison, usage=usage) + "".join(repeated))

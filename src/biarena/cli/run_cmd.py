@@ -341,7 +341,8 @@ def execute_run(
                 elif not err.is_terminal and p.answer is not None and p.outcome is not None:
                     said = p.outcome.label + (f": {_first_line(p.outcome.error)}" if p.outcome.error else "")
                     calls = f" ({p.usage.calls} calls so far)" if p.usage.calls or p.usage.cache_hits else ""
-                    _say(f"  [{p.done}/{p.total}] {p.answer.question_id}: {said}{calls}")
+                    tried = f" (try {p.try_number})" if asked > 1 else ""
+                    _say(f"  [{p.done}/{p.total}] {p.answer.question_id}{tried}: {said}{calls}")
 
             def notice(n: Notice) -> None:
                 if n.kind == "wait" and err.is_terminal:

@@ -50,7 +50,7 @@ def repeatability_tables(comparison: Comparison) -> list[Table]:
             ]
             for p in found.passes
         ]
-        title = f"Repeatability{of}: {agreement_text(found)}"
+        title = f"Repeatability{of}: {agreement_text(found)} (the tables above are of try 0)"
         if not found.passes:
             title += "; pass@k once the run is scored"
         tables.append((title, ["k", "pass@k", "95% interval", "pass^k", "95% interval"], cells, {1, 3}))

@@ -62,6 +62,8 @@ class RunProgress:
     usage: Usage
     answer: Answer | None = None
     outcome: Outcome | None = None
+    try_number: int = 0
+    """The try the answer is of (`run --repeats`)."""
 
     @property
     def ok(self) -> int:
@@ -297,7 +299,7 @@ def run_benchmark(
                 setattr(usage, name, getattr(usage, name) + getattr(answer.usage, name))
             if answer.usage.cost is not None:
                 usage.cost = (usage.cost or 0.0) + answer.usage.cost
-            snapshot = RunProgress(done["done"], total, counts.copy(), usage.model_copy(), answer, outcome)
+            snapshot = RunProgress(done["done"], total, counts.copy(), usage.model_copy(), answer, outcome, number)
         if on_progress is not None:
             on_progress(snapshot)
 

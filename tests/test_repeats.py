@@ -117,6 +117,7 @@ def test_tries_sampled_by_seed_give_hand_computed_pass_at_k_and_agreement(
     assert shown.returncode == 0, shown.stderr
     assert "the 4 tries agree on 2 of 3 questions" in shown.stdout
     assert "q0001" in shown.stdout  # listed among the questions whose tries disagree
+    assert "usage: 12 model calls" in cli("show", out, "--usage").stdout  # every try's calls
     data = json.loads(cli("show", out, "--format", "json").stdout)["repeatability"]
     (figures,) = data.values()
     assert figures["pass"][1]["pass_all_k"]["estimate"] == pytest.approx(7 / 18)

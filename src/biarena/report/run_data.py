@@ -87,13 +87,14 @@ class RunData:
         return scores_by_question(self.scores)
 
     def usage(self) -> Usage:
-        """Model usage summed over the run's answers; cost only when an answer has one."""
-        costs = [a.usage.cost for a in self.answers if a.usage.cost is not None]
+        """Model usage summed over the run's answers (of every try); cost only when an answer has one."""
+        answers = [*self.answers, *(a for one in self.tries for a in one.answers)]
+        costs = [a.usage.cost for a in answers if a.usage.cost is not None]
         return Usage(
-            calls=sum(a.usage.calls for a in self.answers),
-            cache_hits=sum(a.usage.cache_hits for a in self.answers),
-            prompt_tokens=sum(a.usage.prompt_tokens for a in self.answers),
-            completion_tokens=sum(a.usage.completion_tokens for a in self.answers),
+            calls=sum(a.usage.calls for a in answers),
+            cache_hits=sum(a.usage.cache_hits for a in answers),
+            prompt_tokens=sum(a.usage.prompt_tokens for a in answers),
+            completion_tokens=sum(a.usage.completion_tokens for a in answers),
             cost=sum(costs) if costs else None,
         )
 

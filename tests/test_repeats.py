@@ -163,9 +163,18 @@ def test_resume_adds_only_the_missing_tries(shop: Path, tmp_path: Path, scripted
     model = "mock:seeded-grow"
     run(shop, out, model, "-M", "temperature=0.8", "--repeats", "2")
     assert seeds(scripted) == {0: 3, SEED_STRIDE: 3}
+    assert cli("score", out).returncode == 0
     scripted.clear()
     run(shop, out, model, "-M", "temperature=0.8", "--repeats", "4")
     assert seeds(scripted) == {2 * SEED_STRIDE: 3, 3 * SEED_STRIDE: 3}  # tries 0 and 1 are not asked again
+    with RunStore(out) as store:
+        found = repeatability(store)
+    assert found is not None and found.passes == []  # tries 2 and 3 are not scored yet: not counted as wrong
+    scored = cli("score", out)
+    assert "6 answers scored now, 6 already scored" in scored.stderr, scored.stderr
+    with RunStore(out) as store:
+        found = repeatability(store)
+    assert found is not None and [p.k for p in found.passes] == [1, 2, 3, 4]
     scripted.clear()
     run(shop, out, model, "-M", "temperature=0.8")  # the run remembers its 4 tries: nothing left to ask
     assert seeds(scripted) == {}

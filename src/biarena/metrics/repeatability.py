@@ -27,7 +27,7 @@ class QuestionRepeats:
     tries: int
     """Tries recorded for the question."""
     correct: int | None
-    """Tries whose execution accuracy is 1 (None when its gold could not be run, or the run is not scored)."""
+    """Tries whose execution accuracy is 1 (None when its gold could not be run, or a try is not scored yet)."""
     agree: bool | None
     """Every try's final SQL gives the same result (a bag of rows, columns in any order; an answer without a result
     agrees only with another one without); None when a result is not known (scored runs keep them all)."""
@@ -89,7 +89,11 @@ def repeatability(store: RunStore, *, seed: int = 0) -> Repeatability | None:
         answers = [answer for _, answer in numbered]
         correct = None
         if scored:
-            values = [accuracy.get(number, {}).get(qid, 0.0) for number, _ in numbered]
+            # an answer recorded as an error is wrong; one not scored yet (a try added since) leaves the question out
+            values = [
+                accuracy.get(number, {}).get(qid, 0.0 if answer.status == "error" else None)
+                for number, answer in numbered
+            ]
             correct = None if any(v is None for v in values) else sum(v == 1.0 for v in values)
         distinct = _distinct([_result(answer, kept) for answer in answers], [a.final_sql for a in answers])
         agree = None if distinct is None else distinct == 1

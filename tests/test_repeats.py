@@ -13,8 +13,9 @@ from unittest.mock import patch
 
 import pytest
 
-from biarena.llm import PROVIDERS, ChatRequest, MockProvider, ModelOptions
-from biarena.llm.try_seed import SEED_STRIDE
+from biarena.llm import PROVIDERS, ChatRequest, MockProvider, Model, ModelOptions
+from biarena.llm.cache import ResponseCache
+from biarena.llm.try_seed import SEED_STRIDE, asking_try
 from biarena.metrics.repeatability import pass_all_k, pass_at_k, repeatability
 from biarena.runner import RunStore
 from tests.cli_in_process import cli
@@ -80,6 +81,20 @@ def test_estimators_match_their_definitions() -> None:
     assert pass_all_k(4, 2, 2) == pytest.approx(1 / 6)
     assert pass_at_k(4, 0, 4) == 0 and pass_all_k(4, 4, 4) == 1
     assert pass_at_k(3, 1, 1) == pytest.approx(1 / 3) == pass_all_k(3, 1, 1)
+
+
+def test_each_try_asks_with_its_own_seed_and_cache_key(tmp_path: Path) -> None:
+    provider = MockProvider([lambda request: f"seed {request.seed}"])
+    model = Model(provider, cache=ResponseCache(tmp_path / "cache.sqlite"), backoff=0.0, retries=0)
+    asked = [{"role": "user", "content": "how many?"}]
+    replies = []
+    for number in (0, 1, 2, 1, 0):
+        with asking_try(number):
+            replies.append(model.chat(asked, temperature=0.7).text)
+    assert replies == ["seed 0", "seed 1000", "seed 2000", "seed 1000", "seed 0"]
+    assert [request.seed for request in provider.requests] == [0, 1000, 2000]  # the repeated tries came from the cache
+    with asking_try(3):
+        assert model.chat(asked, seed=None).text == "seed 3000"  # a request without a seed gets one per try
 
 
 def test_tries_sampled_by_seed_give_hand_computed_pass_at_k_and_agreement(

@@ -171,6 +171,9 @@ def test_at_temperature_zero_the_tries_agree(shop: Path, tmp_path: Path, scripte
     shown = cli("show", out)
     assert "the 3 tries agree on every question" in shown.stdout, shown.stdout
     assert "the 3 tries agree on every question" in cli("show", out, "--format", "md").stdout
+    assert cli("score", out, "--judge", "interaction").returncode == 0
+    traced = cli("show", out, "--trace", "q0001").stdout
+    assert "q0001 · interaction" in traced and "q0001 · try 2 · interaction" in traced
 
 
 def test_resume_adds_only_the_missing_tries(shop: Path, tmp_path: Path, scripted: list[MockProvider]) -> None:

@@ -284,10 +284,10 @@ def execute_run(
     with RunStore(out, create=True) as store:
         opening = open_run(store, spec, questions, force=force, order=[q.id for q in benchmark.questions])
         selected = {q.id for q in questions}
-        tries = max(repeats or 1, store.repeats()) if not opening.started else repeats or 1
-        if tries > 1 or store.repeats() > 1:
-            store.set_repeats(tries)
-        asked = repeats or tries
+        recorded = 1 if opening.started else store.repeats()
+        asked = repeats or recorded
+        if max(asked, recorded) > 1:  # a smaller --repeats asks fewer tries now; the run still holds its others
+            store.set_repeats(max(asked, recorded))
         answered = sum(len(store.at_try(number).answered_ids() & selected) for number in range(asked))
         if opening.restarted:
             _say(f"--force: {out} started over")

@@ -21,11 +21,11 @@ def export(
     out: str = typer.Option("-", "-o", "--out", help="File to write (.jsonl, .csv or .parquet), or - for stdout."),
     labels: list[str] | None = LABELS,
 ) -> None:
-    """Export one row per question (and try, for a run with --repeats) of each run.
+    """Export one row per question of each run.
 
-    A row holds the run's label, system and model, the question (and its try, with whether the question's tries
-    agree), its outcome, the SQL and answer, the reference answer, and every score (judges' too) as it counts in the
-    means.
+    A row holds the run's label, system and model, the question, its outcome, the SQL and answer, the reference
+    answer, and every score (judges' too) as it counts in the means. A run with --repeats has a row per question and
+    try: `try` numbers it, `tries_agree` says whether the question's tries give the same result.
     """
     target = None if out == "-" else Path(out)
     if target is not None:

@@ -57,6 +57,8 @@ def test_import_run_score_show_export(bis_bench: Path, tmp_path: Path) -> None:
         "model",
         "benchmark",
         "question_id",
+        "try",
+        "tries_agree",
         "question",
         "labels",
         "language",

@@ -49,9 +49,12 @@ def shown(run: Path) -> dict:
 
 
 def exported(run: Path) -> list[dict]:
+    """The export's rows as the format-2 biarena wrote them: its answers are try 0 of a run of one try."""
     result = cli("export", run)
     assert result.returncode == 0, result.stderr
-    return [{**row, "run": "RUN"} for row in map(json.loads, result.stdout.splitlines())]
+    rows = [{**row, "run": "RUN"} for row in map(json.loads, result.stdout.splitlines())]
+    assert [(row.pop("try"), row.pop("tries_agree")) for row in rows] == [(0, None)] * len(rows)
+    return rows
 
 
 def recorded_show() -> dict:
@@ -85,7 +88,7 @@ def test_an_old_run_moves_its_scores_and_traces_into_one_table(old_run: Path) ->
     with sqlite3.connect(old_run) as conn:
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-    assert version == len(MIGRATIONS) == 4
+    assert version == len(MIGRATIONS) == 5
     assert {"results", "statement_results"} <= tables and not tables & {"scores", "traces"}
     by_scorer = Counter(r.scorer for r in results)
     assert by_scorer == {

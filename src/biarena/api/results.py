@@ -9,9 +9,10 @@ if TYPE_CHECKING:
 
 
 def results(runs: str | Path | Sequence[str | Path], labels: Sequence[str] | None = None) -> "pandas.DataFrame":
-    """One row per question of each run: `run` (its label), `system`, `model`, `benchmark`, `question_id`,
-    `question`, `labels`, `language`, `outcome`, `error`, `status`, `sql`, `answer`, `reference`, then a column per
-    score (judges' too) as the means count it: the columns of `biarena export -o FILE.csv` or `.parquet`.
+    """One row per question (and try, for a run of several) of each run: `run` (its label), `system`, `model`,
+    `benchmark`, `question_id`, `try`, `question`, `labels`, `language`, `outcome`, `error`, `status`, `sql`,
+    `answer`, `reference`, then a column per score (judges' too) as the means count it: the columns of
+    `biarena export -o FILE.csv` or `.parquet`.
 
     `labels` name the first runs, as `--label` does; the rest are named `agent · model`."""
     import pandas

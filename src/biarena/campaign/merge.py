@@ -50,16 +50,19 @@ def copy_run(source: Path, target: Path) -> None:
         spec = reader.spec()
         if spec is None:
             return
-        questions, answers, results, kept = (
-            reader.questions(),
-            reader.answers(),
-            reader.results(),
-            reader.kept_results(),
-        )
+        questions, kept, repeats = reader.questions(), reader.kept_results(), reader.repeats()
+        tries = {
+            number: (reader.at_try(number).answers(), reader.at_try(number).results())
+            for number in sorted({0, *reader.tries()})
+        }
     with RunStore(target, create=True, lock=True) as store:
         open_run(store, spec, questions)
-        for answer in answers:
-            store.add_answer(answer)
-        store.put_results(results)
+        for number, (answers, results) in tries.items():
+            view = store.at_try(number)
+            for answer in answers:
+                view.add_answer(answer)
+            view.put_results(results)
+        if repeats > store.repeats():
+            store.set_repeats(repeats)
         for database, role, sql, body in kept:
             store.keep_result(database, role, sql, body)

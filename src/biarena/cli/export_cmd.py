@@ -24,7 +24,8 @@ def export(
     """Export one row per question of each run.
 
     A row holds the run's label, system and model, the question, its outcome, the SQL and answer, the reference
-    answer, and every score (judges' too) as it counts in the means.
+    answer, and every score (judges' too) as it counts in the means. A run with --repeats has a row per question and
+    try: `try` numbers it, `tries_agree` says whether the question's tries give the same result.
     """
     target = None if out == "-" else Path(out)
     if target is not None:

@@ -141,6 +141,14 @@ def run(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
     per_category: int | None = typer.Option(None, "--per-category", min=1, help="A stratified sample: N per category."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Questions answered at once."),
+    repeats: int | None = typer.Option(
+        None,
+        "--repeats",
+        min=1,
+        metavar="K",
+        help="Ask every question K times (tries sampled at the model's temperature, each with its own seed); "
+        "a larger K on a resumed run adds the missing tries. Default: as the run was started, else 1.",
+    ),
     max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
     no_cache: bool = typer.Option(False, "--no-cache", hidden=True, help="The same as -M cache=false."),
     structured: str | None = typer.Option(None, "--structured", hidden=True, help="The same as -M structured=LEVEL."),
@@ -217,6 +225,7 @@ def run(
             label=label,
             force=force,
             retry_errors=retry_errors,
+            repeats=repeats,
         )
     except KeyboardInterrupt:
         _say(f"interrupted: the answers recorded so far are kept; run the same command again to resume {out}")
@@ -250,10 +259,12 @@ def execute_run(
     force: bool = False,
     retry_errors: bool = False,
     on_answer: Callable[[RunProgress], None] | None = None,
+    repeats: int | None = None,
 ) -> RunSummary:
     """Open (start, resume or grow) the run file, answer its questions with a progress display, and summarize.
 
-    `on_answer`, when given, prints each answer as it is recorded instead of the one-line progress log.
+    `on_answer`, when given, prints each answer as it is recorded instead of the one-line progress log. `repeats`
+    asks each question that many times (None: as many as the run file records, 1 for a new one).
     """
     pool.open_all()
     location = str(Path(benchmark_arg).resolve()) if Path(benchmark_arg).is_dir() else benchmark_arg
@@ -275,14 +286,20 @@ def execute_run(
     with RunStore(out, create=True) as store:
         opening = open_run(store, spec, questions, force=force, order=[q.id for q in benchmark.questions])
         selected = {q.id for q in questions}
-        answered = len(store.answered_ids() & selected)
+        recorded = 1 if opening.started else store.repeats()
+        asked = repeats or recorded
+        if max(asked, recorded) > 1:  # a smaller --repeats asks fewer tries now; the run still holds its others
+            store.set_repeats(max(asked, recorded))
+        answered = sum(len(store.at_try(number).answered_ids() & selected) for number in range(asked))
         if opening.restarted:
             _say(f"--force: {out} started over")
         if opening.added and not opening.started:
             _say(f"growing {out} by {opening.added} questions")
         if answered:
-            _say(f"resuming {out}: {answered} of {len(questions)} questions already answered")
-        _say(f"running '{chosen.name}' on {benchmark.name} ({len(questions)} questions) into {out}")
+            what = f"answers ({asked} tries of {len(questions)} questions)" if asked > 1 else "questions"
+            _say(f"resuming {out}: {answered} of {len(questions) * asked} {what} already answered")
+        each = f", {asked} tries each" if asked > 1 else ""
+        _say(f"running '{chosen.name}' on {benchmark.name} ({len(questions)} questions{each}) into {out}")
         started = time.monotonic()
         with Progress(
             TextColumn("{task.description}", markup=False, style="bold"),
@@ -300,7 +317,7 @@ def execute_run(
         ) as bar:
             task = bar.add_task(
                 chosen.name,
-                total=len(questions),
+                total=len(questions) * asked,
                 completed=answered,
                 ran=0,
                 sql_failed=0,
@@ -327,8 +344,9 @@ def execute_run(
                 elif not err.is_terminal and p.answer is not None and p.outcome is not None:
                     said = p.outcome.label + (f": {_first_line(p.outcome.error)}" if p.outcome.error else "")
                     calls = f" ({p.usage.calls} calls so far)" if p.usage.calls or p.usage.cache_hits else ""
+                    tried = f" (try {p.try_number})" if asked > 1 else ""
                     left = _time_left(time.monotonic() - started, p.done - answered, p.total - p.done)
-                    _say(f"  [{p.done}/{p.total}] {p.answer.question_id}: {said}{calls}{left}")
+                    _say(f"  [{p.done}/{p.total}] {p.answer.question_id}{tried}: {said}{calls}{left}")
 
             notice = notice_listener(err.is_terminal, lambda text: bar.update(task, waiting=text), _say)
 
@@ -345,6 +363,7 @@ def execute_run(
                     retry_errors=retry_errors,
                     on_progress=progress,
                     outage=(lambda: model.health.down) if isinstance(model, Model) else None,
+                    repeats=asked,
                 )
     if summary.stopped_by_outage and isinstance(model, Model):
         _say_outage(model, summary)

@@ -15,6 +15,7 @@ from biarena.report.comparison import Comparison, compare
 from biarena.report.contract_disagreement import disagreement_tables
 from biarena.report.judge_tables import judge_legend, judge_tables
 from biarena.report.paper_tables import paper_tables
+from biarena.report.repeatability_tables import repeatability_json, repeatability_tables
 from biarena.report.run_data import read_runs
 from biarena.report.tables import (
     SECTIONS,
@@ -23,6 +24,7 @@ from biarena.report.tables import (
     comparison_markdown,
     comparison_rows,
     legend,
+    markdown_table,
     outcome_line,
     run_title,
     usage_line,
@@ -65,7 +67,7 @@ def _print_tables(comparison: Comparison, usage: bool) -> None:
         out.print(Text(legend(comparison)))
         if judged:
             out.print(Text(judge_legend(comparison)))
-        for title, headers, cells, _ in disagreement_tables(comparison):
+        for title, headers, cells, _ in disagreement_tables(comparison) + repeatability_tables(comparison):
             table = new_table(title, [(h, "text") for h in headers])
             for line in cells:
                 row(table, *line)
@@ -99,8 +101,15 @@ def show(
     if format is ShowFormat.table:
         _print_tables(comparison, usage)
     elif format is ShowFormat.json:
-        sys.stdout.write(json.dumps(comparison_json(comparison), ensure_ascii=False, indent=2) + "\n")
+        data = comparison_json(comparison)
+        if repeated := repeatability_json(comparison):
+            data["repeatability"] = repeated
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     elif format is ShowFormat.csv:
         sys.stdout.write(comparison_csv(comparison, usage=usage))
     else:
-        sys.stdout.write(comparison_markdown(comparison, usage=usage))
+        repeated = [
+            f"\n## {title}\n\n{markdown_table(headers, cells, numeric)}\n"
+            for title, headers, cells, numeric in repeatability_tables(comparison)
+        ]
+        sys.stdout.write(comparison_markdown(comparison, usage=usage) + "".join(repeated))

@@ -12,6 +12,7 @@ from biarena.llm.notices import Notice, notify
 from biarena.llm.redact import redact, redact_url
 from biarena.llm.shared_limit import shared_turn
 from biarena.llm.structured import LEVELS, at_level, check_level, json_values, parse_reply, repair_request
+from biarena.llm.try_seed import seed_for_try
 from biarena.llm.types import (
     ChatRequest,
     Completion,
@@ -237,6 +238,9 @@ class Model:
 
     def complete(self, request: ChatRequest, *, use_cache: bool = True) -> Completion:
         """Complete a request through the cache, retries and the concurrency limit."""
+        seed = seed_for_try(request.seed)
+        if seed != request.seed:
+            request = replace(request, seed=seed)
         # The key leaves out the structured level: a reply is validated against the schema whichever level produced
         # it, so a re-run never asks again just because this process has not yet learnt what the server accepts.
         completion = None

@@ -9,8 +9,9 @@ from typing import IO, Any
 from biarena.csv_cells import safe_row
 from biarena.errors import UsageError
 from biarena.metrics.summary import counted_scores, unusable_gold
+from biarena.records.outcome import outcome_of
 from biarena.report.comparison import score_names
-from biarena.report.run_data import RunData
+from biarena.report.run_data import RunData, TryData
 
 FORMATS = ("jsonl", "csv", "parquet")
 """Export formats; a file's extension names one (`.ndjson` means JSONL too)."""
@@ -23,6 +24,8 @@ FIELDS = [
     "model",
     "benchmark",
     "question_id",
+    "try",
+    "tries_agree",
     "question",
     "labels",
     "language",
@@ -55,23 +58,29 @@ def format_for(path: Path | None, given: str | None) -> str:
 
 
 def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
-    """One record per question of each run, in run order; scores as the means count them (0 without an answer).
+    """One record per question (and try: `try`, 0 for the first) of each run, in run order; scores as the means
+    count them (0 without an answer). `tries_agree` says whether a question's tries give the same result (empty for
+    a run of one try).
 
     A score is empty for a question its scorer does not score (e.g. `corgi` on a descriptive question)."""
     names = score_names(runs)
-    scorers = {s.name: s.scorer for run in runs for s in run.scores}
+    scorers = {s.name: s.scorer for run in runs for s in [*run.scores, *(s for t in run.tries for s in t.scores)]}
     unusable: dict[str, set[tuple[str, str]]] = {}
     for run in runs:
         unusable.setdefault(run.spec.benchmark_name, set()).update(unusable_gold(run.scores))
     records = []
     for run in runs:
-        counted = counted_scores(run.questions, run.answers, run.scores, unusable=unusable[run.spec.benchmark_name])
-        for question in run.questions:
-            answer = run.answer(question.id)
-            outcome = run.outcome(question.id)
-            values = dict(counted.get(question.id, {}))
+        tries = [TryData(0, run.answers, run.scores, run.not_applicable), *run.tries]
+        bad = unusable[run.spec.benchmark_name]
+        counted = {t.number: counted_scores(run.questions, t.answers, t.scores, unusable=bad) for t in tries}
+        answers = {(t.number, a.question_id): a for t in tries for a in t.answers}
+        agree = {q.question_id: q.agree for q in run.repeatability.questions} if run.repeatability else {}
+        for question, one in ((q, t) for q in run.questions for t in tries):
+            answer = answers.get((one.number, question.id))
+            outcome = outcome_of(answer)
+            values = dict(counted[one.number].get(question.id, {}))
             for name in names:
-                if not run.applies(scorers[name], question.id):
+                if (question.id, scorers.get(name, name)) in one.not_applicable:
                     values[name] = None
             records.append(
                 {
@@ -80,6 +89,8 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
                     "model": run.spec.model,
                     "benchmark": run.spec.benchmark_name,
                     "question_id": question.id,
+                    "try": one.number,
+                    "tries_agree": agree.get(question.id),
                     "question": question.text,
                     "labels": list(question.labels),
                     "language": question.language,
@@ -133,6 +144,8 @@ def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
     fields, rows = flat_records(records)
     types = {name: pa.string() for name in FIELDS}
     types["labels"] = pa.list_(pa.string())
+    types["try"] = pa.int64()
+    types["tries_agree"] = pa.bool_()
     schema = pa.schema([(name, types.get(name, pa.float64())) for name in fields])
     table = pa.Table.from_pylist(rows, schema=schema)
     buffer = io.BytesIO()

@@ -17,6 +17,7 @@ from biarena.report.comparison import ComparedRun
 from biarena.report.contract_disagreement import disagreement_tables
 from biarena.report.groups import readable
 from biarena.report.judge_check import CheckFigure
+from biarena.report.repeatability_tables import repeatability_tables
 from biarena.report.run_data import RunData, label_runs
 from biarena.report.svg_chart import PALETTE, grouped_bars, interval_plot
 from biarena.votes.vote import Vote
@@ -318,7 +319,7 @@ def build_context(
         "interval_names": [(n, infos.label(n)) for n in analysis.names],
         "sections": sections,
         "judges": _judge_blocks(analysis, by),
-        "disagreements": disagreement_tables(comparison),
+        "disagreements": disagreement_tables(comparison) + repeatability_tables(comparison),
         "arena": _arena(analysis, analysis.names),
         "judge_votes": analysis.judge_votes,
         "significance": analysis.significance,

@@ -3,6 +3,7 @@
 from biarena.report.analysis import Analysis
 from biarena.report.contract_disagreement import disagreement_tables
 from biarena.report.groups import readable
+from biarena.report.repeatability_tables import repeatability_tables
 from biarena.report.tables import markdown_table, outcome_line, run_title
 
 
@@ -191,6 +192,7 @@ def _contracts(analysis: Analysis) -> list[str]:
     return [
         f"## {title}\n\n" + markdown_table(headers, cells, numeric)
         for title, headers, cells, numeric in disagreement_tables(analysis.comparison)
+        + repeatability_tables(analysis.comparison)
     ]
 
 

@@ -5,10 +5,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biarena.errors import FormatError, UsageError
+from biarena.metrics.repeatability import Repeatability, repeatability
 from biarena.records import Answer, Question, RunSpec, Score, Usage
 from biarena.records.outcome import Outcome, outcome_of
 from biarena.report.run_names import LABEL_WIDTH, clip_label, short_label
 from biarena.runner import RunStore, scores_by_question
+
+
+@dataclass(frozen=True)
+class TryData:
+    """One more try of a run that asked each question several times (`run --repeats`): its answers and scores."""
+
+    number: int
+    answers: list[Answer]
+    scores: list[Score]
+    not_applicable: set[tuple[str, str]]
 
 
 @dataclass
@@ -24,6 +35,10 @@ class RunData:
     """How reports name the run; `label_runs` makes the labels of compared runs distinct."""
     not_applicable: set[tuple[str, str]] = field(default_factory=set)
     """(question id, scorer) pairs the scorer does not score, as the scoring stored them."""
+    tries: list[TryData] = field(default_factory=list)
+    """The run's tries after its first (try 0, whose answers and scores are the fields above), in order."""
+    repeatability: Repeatability | None = None
+    """How the tries agree, and pass@k / pass^k (None for a run of one try)."""
     _answers: dict[str, Answer] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -38,7 +53,22 @@ class RunData:
             if spec is None:
                 raise FormatError(f"{path}: the run has not started")
             questions, answers, scores = store.questions(), store.answers(), store.scores()
-            return cls(path, spec, questions, answers, scores, label or "", store.not_applicable())
+            tries = []
+            for number in store.tries():
+                if number > 0:
+                    view = store.at_try(number)
+                    tries.append(TryData(number, view.answers(), view.scores(), view.not_applicable()))
+            return cls(
+                path,
+                spec,
+                questions,
+                answers,
+                scores,
+                label or "",
+                store.not_applicable(),
+                tries,
+                repeatability(store) if tries else None,
+            )
 
     def answer(self, question_id: str) -> Answer | None:
         """The run's answer to a question, if it has one."""
@@ -57,13 +87,14 @@ class RunData:
         return scores_by_question(self.scores)
 
     def usage(self) -> Usage:
-        """Model usage summed over the run's answers; cost only when an answer has one."""
-        costs = [a.usage.cost for a in self.answers if a.usage.cost is not None]
+        """Model usage summed over the run's answers (of every try); cost only when an answer has one."""
+        answers = [*self.answers, *(a for one in self.tries for a in one.answers)]
+        costs = [a.usage.cost for a in answers if a.usage.cost is not None]
         return Usage(
-            calls=sum(a.usage.calls for a in self.answers),
-            cache_hits=sum(a.usage.cache_hits for a in self.answers),
-            prompt_tokens=sum(a.usage.prompt_tokens for a in self.answers),
-            completion_tokens=sum(a.usage.completion_tokens for a in self.answers),
+            calls=sum(a.usage.calls for a in answers),
+            cache_hits=sum(a.usage.cache_hits for a in answers),
+            prompt_tokens=sum(a.usage.prompt_tokens for a in answers),
+            completion_tokens=sum(a.usage.completion_tokens for a in answers),
             cost=sum(costs) if costs else None,
         )
 

@@ -44,7 +44,7 @@ def _score_lines(scores: list[Any]) -> list[str]:
 
 def trace_lines(paths: list[Path], question_id: str) -> list[str]:
     """Every judgement stored for `question_id` in the runs (the results of judges, of scorers that called a model,
-    and of any scorer that failed): scores, then each model call's request and reply."""
+    and of any scorer that failed), of every try: scores, then each model call's request and reply."""
     lines: list[str] = []
     for path in paths:
         with RunStore(path) as store:
@@ -53,18 +53,22 @@ def trace_lines(paths: list[Path], question_id: str) -> list[str]:
                 hint = did_you_mean(question_id, ids)
                 raise NotFoundError(f"{path}: no question '{question_id}'{hint}")
             judgements = [
-                r for r in store.results(question_id) if r.applies and (r.trace or r.failed or is_judge(r.scorer))
+                (try_number, r)
+                for try_number in sorted({0, *store.tries()})
+                for r in store.at_try(try_number).results(question_id)
+                if r.applies and (r.trace or r.failed or is_judge(r.scorer))
             ]
         if len(paths) > 1:
             lines.append(f"== {path}")
         if not judgements:
             lines.append(f"{question_id}: no judgement stored (judge it with biarena score {path} --judge NAME)")
             continue
-        for record in judgements:
+        for try_number, record in judgements:
             made = [f"{record.scorer} v{record.scorer_version}"]
             made += [f"rubric {record.rubric_hash}"] if record.rubric_hash else []
             made += [f"model {record.model}"] if record.model else []
-            lines.append(f"{question_id} · {' · '.join(made)} · {record.created_at.isoformat()}")
+            tried = f" · try {try_number}" if try_number else ""
+            lines.append(f"{question_id}{tried} · {' · '.join(made)} · {record.created_at.isoformat()}")
             if record.failed:
                 lines.append(f"  FAILED: {record.failed}")
             lines += _score_lines(sorted(record.scores, key=lambda s: s.name))

@@ -11,6 +11,7 @@ from biarena import __version__
 from biarena.agents import AgentEnv, System
 from biarena.db import DatabasePool
 from biarena.errors import BiarenaError, UsageError
+from biarena.llm.try_seed import asking_try
 from biarena.records import Answer, Benchmark, Outcome, Question, RunSpec, SystemSpec, Usage, outcome_of
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner.fingerprint import questions_sha256
@@ -61,6 +62,8 @@ class RunProgress:
     usage: Usage
     answer: Answer | None = None
     outcome: Outcome | None = None
+    try_number: int = 0
+    """The try the answer is of (`run --repeats`)."""
 
     @property
     def ok(self) -> int:
@@ -226,9 +229,10 @@ def _question_differences(stored: dict[str, Question], questions: list[Question]
     return [f"question '{qid}'{more} differ{'s' if not more else ''} in the benchmark ({', '.join(fields)})"]
 
 
-def _safe_answer(system: System, question: Question, env: AgentEnv) -> Answer:
+def _safe_answer(system: System, question: Question, env: AgentEnv, try_number: int = 0) -> Answer:
     try:
-        return system.answer(question, env)
+        with asking_try(try_number):
+            return system.answer(question, env)
     except (Exception, SystemExit) as error:  # a system's own bug must not stop the run
         return Answer(
             question_id=question.id,
@@ -250,20 +254,32 @@ def run_benchmark(
     retry_errors: bool = False,
     on_progress: Callable[[RunProgress], None] | None = None,
     outage: Callable[[], bool] | None = None,
+    repeats: int = 1,
 ) -> RunSummary:
     """Answer each question not yet in `store` (and, with `retry_errors`, each recorded without an answer).
 
+    With `repeats` K each question is asked K times, try by try (try t's model calls move their seed, see
+    `biarena.llm.try_seed`), and every try not yet recorded is asked; counts and totals are of answers, K a question.
     Failures are recorded, not fatal; stops at `max_calls` model calls, and asks no more questions once `outage()`
     says the model's server has stopped answering.
     """
     env = AgentEnv(benchmark=benchmark, databases=databases)
     selected = {q.id for q in questions}
-    recorded = {a.question_id: a for a in store.answers() if a.question_id in selected}
-    retry = {qid for qid, a in recorded.items() if a.status == "error"} if retry_errors else set()
-    pending = [q for q in questions if q.id not in recorded or q.id in retry]
+    views = {number: store.at_try(number) for number in range(max(1, repeats))}
+    recorded = {
+        (number, a.question_id): a
+        for number, view in views.items()
+        for a in view.answers()
+        if a.question_id in selected
+    }
+    retry = {key for key, a in recorded.items() if a.status == "error"} if retry_errors else set()
+    pending = [
+        (number, q) for number in views for q in questions if (number, q.id) not in recorded or (number, q.id) in retry
+    ]
+    total = len(questions) * len(views)
     counts = OutcomeCounts()
-    for qid, answer in recorded.items():
-        if qid not in retry:
+    for key, answer in recorded.items():
+        if key not in retry:
             counts.add(outcome_of(answer))
     already = len(recorded) - len(retry)
     usage = Usage()
@@ -272,8 +288,8 @@ def run_benchmark(
     stopped = False
     down = False
 
-    def record(answer: Answer) -> None:
-        store.add_answer(answer, replace=answer.question_id in retry)
+    def record(number: int, answer: Answer) -> None:
+        views[number].add_answer(answer, replace=(number, answer.question_id) in retry)
         outcome = outcome_of(answer)
         with lock:
             done["done"] += 1
@@ -283,7 +299,7 @@ def run_benchmark(
                 setattr(usage, name, getattr(usage, name) + getattr(answer.usage, name))
             if answer.usage.cost is not None:
                 usage.cost = (usage.cost or 0.0) + answer.usage.cost
-            snapshot = RunProgress(done["done"], len(questions), counts.copy(), usage.model_copy(), answer, outcome)
+            snapshot = RunProgress(done["done"], total, counts.copy(), usage.model_copy(), answer, outcome, number)
         if on_progress is not None:
             on_progress(snapshot)
 
@@ -294,19 +310,20 @@ def run_benchmark(
     queue = list(pending)
     workers = max(1, concurrency)
     pool = ThreadPoolExecutor(max_workers=workers)
-    running: set[Future] = set()
+    running: dict[Future, int] = {}
     try:
         while queue or running:
             while queue and len(running) < workers:
                 if over_budget():
                     stopped, queue = True, []
                     break
-                running.add(pool.submit(_safe_answer, system, queue.pop(0), env))
+                number, question = queue.pop(0)
+                running[pool.submit(_safe_answer, system, question, env, number)] = number
             if not running:
                 break
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                record(future.result())
+                record(running.pop(future), future.result())
             if queue and outage is not None and outage():
                 down, queue = True, []
     except BaseException:
@@ -318,7 +335,7 @@ def run_benchmark(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return RunSummary(
-        total=len(questions),
+        total=total,
         answered_now=done["now"],
         already_answered=already,
         counts=counts,

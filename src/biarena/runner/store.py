@@ -1,5 +1,6 @@
 """RunStore: one SQLite file (WAL) per run holding its spec, questions, answers and scores."""
 
+import copy
 import functools
 import json
 import os
@@ -117,6 +118,40 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (database, role, sql)
     );
     """,
+    # 5: a question asked more than once (`run --repeats K`): answers and results carry the try they belong to, and
+    # what a run recorded before is its try 0
+    """
+    CREATE TABLE answers_by_try (
+        question_id TEXT NOT NULL REFERENCES questions(question_id),
+        status TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        try INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (question_id, try)
+    );
+    INSERT INTO answers_by_try SELECT question_id, status, body, created_at, 0 FROM answers;
+    DROP TABLE answers;
+    ALTER TABLE answers_by_try RENAME TO answers;
+    CREATE TABLE results_by_try (
+        question_id TEXT NOT NULL REFERENCES questions(question_id),
+        scorer TEXT NOT NULL,
+        scorer_version TEXT NOT NULL,
+        rubric_hash TEXT NOT NULL,
+        model TEXT NOT NULL,
+        applies INTEGER NOT NULL,
+        failed TEXT,
+        scores TEXT NOT NULL,
+        trace TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        try INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (question_id, try, scorer)
+    );
+    INSERT INTO results_by_try
+        SELECT question_id, scorer, scorer_version, rubric_hash, model, applies, failed, scores, trace, created_at, 0
+        FROM results;
+    DROP TABLE results;
+    ALTER TABLE results_by_try RENAME TO results;
+    """,
 ]
 
 _MAGIC = "biarena-run"
@@ -154,6 +189,9 @@ class RunStore:
         self._lock = threading.RLock()
         self._lock_fd: int | None = None
         self._conn: sqlite3.Connection | None = None
+        self.try_number = 0
+        """The try whose answers and results this store reads and writes (see `at_try`)."""
+        self._view = False
         if not self.path.exists():
             if not create:
                 raise NotFoundError(f"run not found: {self.path}")
@@ -178,6 +216,49 @@ class RunStore:
         except BaseException:
             self.close()
             raise
+
+    def at_try(self, number: int) -> "RunStore":
+        """The same open run file seen as its try `number` (0 is the first): answers and results are read and written
+        there, so a run or a scoring pass over one try is the same code as over a run of one try."""
+        view = copy.copy(self)
+        view.try_number = number
+        view._view = True
+        return view
+
+    def tries(self) -> list[int]:
+        """The try numbers that hold at least one answer, in order."""
+        rows = self._rows("answers", "SELECT DISTINCT try FROM answers ORDER BY try")
+        return [integer(self.path, "answers", row_name("answers", [str(r[0])]), "try", r[0]) for r in rows]
+
+    def repeats(self) -> int:
+        """How many tries of each question the run asks for (1 for a run recorded before repeats existed)."""
+        rows = self._rows("meta", "SELECT value FROM meta WHERE key = 'repeats'")
+        return max(1, int(rows[0][0])) if rows and str(rows[0][0]).isdigit() else 1
+
+    def set_repeats(self, repeats: int) -> None:
+        """Record how many tries of each question the run asks for."""
+        with self._lock, self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('repeats', ?)", (str(repeats),))
+
+    def answers_of_tries(self) -> list[tuple[int, Answer]]:
+        """Every recorded answer of every try as (try, answer), in question order, then by try."""
+        rows = self._rows(
+            "answers",
+            "SELECT a.question_id, a.try, a.body FROM answers a JOIN questions q USING (question_id) "
+            "ORDER BY q.position, a.try",
+        )
+        return [
+            (
+                try_number,
+                parsed(self.path, "answers", row_name("answers", [qid]), "body", Answer.model_validate_json, body),
+            )
+            for qid, try_number, body in rows
+        ]
+
+    def scores_of_tries(self) -> dict[int, list[Score]]:
+        """Every stored score of every try: try -> its scores, by question then name."""
+        return {number: self.at_try(number).scores() for number in self.tries()}
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -220,7 +301,7 @@ class RunStore:
             self.conn.execute("BEGIN IMMEDIATE")
             for table in ("results", "statement_results", "answers", "questions"):
                 self.conn.execute(f"DELETE FROM {table}")
-            self.conn.execute("DELETE FROM meta WHERE key = 'spec'")
+            self.conn.execute("DELETE FROM meta WHERE key IN ('spec', 'repeats')")
 
     def questions(self) -> list[Question]:
         """The run's questions, in order."""
@@ -236,7 +317,9 @@ class RunStore:
     def answered_ids(self) -> set[str]:
         """Ids of questions with a recorded answer."""
         with self._lock:
-            return {r[0] for r in self._rows("answers", "SELECT question_id FROM answers")}
+            return {
+                r[0] for r in self._rows("answers", "SELECT question_id FROM answers WHERE try = ?", (self.try_number,))
+            }
 
     def add_answer(self, answer: Answer, *, replace: bool = False) -> bool:
         """Record an answer in its own transaction; False when the question already had one (and not `replace`).
@@ -256,11 +339,13 @@ class RunStore:
             with self._lock, self.conn:
                 self.conn.execute("BEGIN IMMEDIATE")
                 if replace:
-                    self.conn.execute("DELETE FROM results WHERE question_id = ?", (answer.question_id,))
+                    self.conn.execute(
+                        "DELETE FROM results WHERE question_id = ? AND try = ?", (answer.question_id, self.try_number)
+                    )
                 verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
                 cursor = self.conn.execute(
-                    f"{verb} INTO answers VALUES (?, ?, ?, ?)",
-                    (answer.question_id, answer.status, body, answer.created_at.isoformat()),
+                    f"{verb} INTO answers (question_id, status, body, created_at, try) VALUES (?, ?, ?, ?, ?)",
+                    (answer.question_id, answer.status, body, answer.created_at.isoformat(), self.try_number),
                 )
                 return cursor.rowcount == 1
         except sqlite3.OperationalError as error:
@@ -291,7 +376,9 @@ class RunStore:
         """Every recorded answer, in question order."""
         rows = self._rows(
             "answers",
-            "SELECT a.question_id, a.body FROM answers a JOIN questions q USING (question_id) ORDER BY q.position",
+            "SELECT a.question_id, a.body FROM answers a JOIN questions q USING (question_id) WHERE a.try = ? "
+            "ORDER BY q.position",
+            (self.try_number,),
         )
         return [
             parsed(self.path, "answers", row_name("answers", [qid]), "body", Answer.model_validate_json, body)
@@ -300,7 +387,7 @@ class RunStore:
 
     def count_answers(self) -> int:
         """How many answers are recorded."""
-        return self._rows("answers", "SELECT count(*) FROM answers")[0][0]
+        return self._rows("answers", "SELECT count(*) FROM answers WHERE try = ?", (self.try_number,))[0][0]
 
     # --- scores -------------------------------------------------------------------------
 
@@ -318,12 +405,16 @@ class RunStore:
                 _json_list(r.scores),
                 _json_list(r.trace),
                 r.created_at.isoformat(),
+                self.try_number,
             )
             for r in records
         ]
+        columns = ", ".join((*_RESULT_COLUMNS, "try"))
         with self._lock, self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self.conn.executemany(
+                f"INSERT OR REPLACE INTO results ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+            )
 
     def put_scores(self, scores: Iterable[Score]) -> None:
         """Record scores made outside a scoring pass (imported ones): one record per question and scorer, each
@@ -340,7 +431,9 @@ class RunStore:
         """Each stored result's key (question id, scorer, version, rubric hash, model) -> whether the scorer applied."""
         with self._lock:
             rows = self._rows(
-                "results", "SELECT question_id, scorer, scorer_version, rubric_hash, model, applies FROM results"
+                "results",
+                "SELECT question_id, scorer, scorer_version, rubric_hash, model, applies FROM results WHERE try = ?",
+                (self.try_number,),
             )
         keys = {}
         for row in rows:
@@ -391,7 +484,7 @@ class RunStore:
         """Every stored score, by question then name."""
         found = []
         for qid, scorer, applies, body in self._rows(
-            "results", "SELECT question_id, scorer, applies, scores FROM results"
+            "results", "SELECT question_id, scorer, applies, scores FROM results WHERE try = ?", (self.try_number,)
         ):
             where = row_name("results", [qid, scorer])
             if integer(self.path, "results", where, "applies", applies, (0, 1)):
@@ -400,7 +493,9 @@ class RunStore:
 
     def not_applicable(self) -> set[tuple[str, str]]:
         """(question id, scorer) pairs the scorer does not score."""
-        rows = self._rows("results", "SELECT question_id, scorer, applies FROM results")
+        rows = self._rows(
+            "results", "SELECT question_id, scorer, applies FROM results WHERE try = ?", (self.try_number,)
+        )
         return {
             (qid, scorer)
             for qid, scorer, applies in rows
@@ -409,11 +504,10 @@ class RunStore:
 
     def results(self, question_id: str | None = None) -> list[ScoreRecord]:
         """Stored results with their traces (of one question, or all), by question then scorer."""
-        query = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results"
-        query += " WHERE question_id = ?" if question_id is not None else ""
-        rows = self._rows(
-            "results", query + " ORDER BY question_id, scorer", () if question_id is None else (question_id,)
-        )
+        query = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE try = ?"
+        query += " AND question_id = ?" if question_id is not None else ""
+        params = (self.try_number,) if question_id is None else (self.try_number, question_id)
+        rows = self._rows("results", query + " ORDER BY question_id, scorer", params)
         return [self._result(row) for row in rows]
 
     def _result(self, row: tuple) -> ScoreRecord:
@@ -438,9 +532,10 @@ class RunStore:
         into it."""
         self.spec()
         self.questions()
-        self.answers()
-        self.results()
-        self.result_keys()
+        self.answers_of_tries()
+        for number in sorted({0, *self.tries()}):
+            self.at_try(number).results()
+            self.at_try(number).result_keys()
         with self._lock:
             try:
                 for row in self.conn.execute("SELECT rowid, database, role, sql, body FROM statement_results"):
@@ -454,7 +549,10 @@ class RunStore:
         return fetch_rows(self.conn, self.path, table, sql, params)
 
     def close(self) -> None:
-        """Close the file (and release its lock: only after SQLite let go of it, so its own locks stay intact)."""
+        """Close the file (and release its lock: only after SQLite let go of it, so its own locks stay intact); a try's
+        view leaves the file open for the store it was made from."""
+        if self._view:
+            return
         if self._conn is not None:
             self._conn.close()
             self._conn = None

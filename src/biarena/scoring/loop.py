@@ -109,44 +109,66 @@ def score_run(
     rescore: bool = False,
     on_progress: Callable[[ScoreProgress], None] | None = None,
 ) -> ScoreSummary:
-    """Score every answer with every scorer that applies and has not scored it yet (all again with `rescore`).
+    """Score every answer (of every try) with every scorer that applies and has not scored it yet (all again with
+    `rescore`).
 
     `max_calls` stops starting results that need a model once that many model calls were made (replies from the
     cache are free); the others go on.
     """
+    summary = ScoreSummary()
+    tasks: list[_Task] = []
+    questions = store.questions()
+    for number in sorted({0, *store.tries()}):
+        tasks += _tasks(store.at_try(number), questions, setups, summary, rescore, counted=number == 0)
+    _run(tasks, summary, concurrency, max_calls, on_progress)
+    return summary
+
+
+_Task = tuple[ScorerSetup, Question, Answer, RunStore]
+"""A result to make: the scorer, the question, the answer and the run seen at the answer's try."""
+
+
+def _tasks(
+    store: RunStore,
+    questions: list[Question],
+    setups: list[ScorerSetup],
+    summary: ScoreSummary,
+    rescore: bool,
+    *,
+    counted: bool,
+) -> list[_Task]:
+    """The results to make of one try's answers; stores the not-applicable notes (counted once, at try 0)."""
     answers = {a.question_id: a for a in store.answers()}
     stored = store.result_keys()
-    summary = ScoreSummary(answers=len(answers))
+    summary.answers += len(answers)
     notes: list[ScoreRecord] = []
-    tasks: list[tuple[ScorerSetup, Question, Answer]] = []
-    for question in store.questions():
+    tasks: list[_Task] = []
+    for question in questions:
         answer = answers.get(question.id)
         work = 0
         for setup in setups:
             key = setup.key(question.id)
             if not setup.scorer.applies(question):
-                summary.not_applicable += 1
-                if stored.get(key) is not False:
+                summary.not_applicable += counted
+                if stored.get(key) is not False and (counted or answer is not None):
                     notes.append(not_applicable(setup, question))
             elif answer is None or (answer.status == "error" and not setup.scorer.error_answers):
                 continue
             elif stored.get(key) and not rescore:
                 summary.skipped += 1
             else:
-                tasks.append((setup, question, answer))
+                tasks.append((setup, question, answer, store))
                 work += 1
         if answer is not None:
             summary.answers_scored += work > 0
             summary.answers_skipped += work == 0
     if notes:
         store.put_results(notes)
-    _run(store, tasks, summary, concurrency, max_calls, on_progress)
-    return summary
+    return tasks
 
 
 def _run(
-    store: RunStore,
-    tasks: list[tuple[ScorerSetup, Question, Answer]],
+    tasks: list[_Task],
     summary: ScoreSummary,
     concurrency: int,
     max_calls: int | None,
@@ -156,32 +178,33 @@ def _run(
     answer's (one transaction per answer: cheap to make again after a kill, many to write). Once an answer is done,
     its cached statement results are forgotten."""
     total = len(tasks)
-    left = Counter(question.id for _, question, _ in tasks)
-    contexts: dict[int, ScoringContext] = {id(s.context.scoring): s.context.scoring for s, _, _ in tasks}
-    waiting: dict[str, list[ScoreRecord]] = {}
+    left = Counter((store.try_number, question.id) for _, question, _, store in tasks)
+    contexts: dict[int, ScoringContext] = {id(s.context.scoring): s.context.scoring for s, _, _, _ in tasks}
+    waiting: dict[tuple[int, str], list[ScoreRecord]] = {}
 
-    def finished(question: Question) -> None:
-        left[question.id] -= 1
-        if left[question.id] == 0:
-            if question.id in waiting:
-                store.put_results(waiting.pop(question.id))
+    def finished(question: Question, store: RunStore) -> None:
+        key = (store.try_number, question.id)
+        left[key] -= 1
+        if left[key] == 0:
+            if key in waiting:
+                store.put_results(waiting.pop(key))
             for scoring in contexts.values():
                 with scoring.lock:
                     scoring.forget(question)
 
-    def record(setup: ScorerSetup, question: Question, made: ScoreRecord) -> None:
+    def record(setup: ScorerSetup, question: Question, store: RunStore, made: ScoreRecord) -> None:
         if made.failed is not None and _server_failing(setup):
             summary.unreached += 1  # the server's outage, not the judge's verdict: left for the next pass
         elif setup.scorer.needs_model:
             store.put_results([made])
         else:
-            waiting.setdefault(question.id, []).append(made)
+            waiting.setdefault((store.try_number, question.id), []).append(made)
         spent = trace_usage(made.trace)
         summary.scored_now += 1
         summary.failed += made.failed is not None
         for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens"):
             setattr(summary.usage, name, getattr(summary.usage, name) + getattr(spent, name))
-        finished(question)
+        finished(question, store)
         if on_progress is not None:
             usage = summary.usage.model_copy()
             on_progress(
@@ -190,26 +213,26 @@ def _run(
 
     queue = deque(tasks)
     workers = max(1, concurrency)
-    running: dict[Future, tuple[ScorerSetup, Question]] = {}
+    running: dict[Future, tuple[ScorerSetup, Question, RunStore]] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
         # one at a time, the scorers run on this thread: no hand-over to a worker for each result
         submit = pool.submit if workers > 1 else _done_now
         try:
             while queue or running:
                 while queue and len(running) < workers:
-                    setup, question, answer = queue.popleft()
+                    setup, question, answer, store = queue.popleft()
                     if setup.scorer.needs_model and max_calls is not None and summary.usage.calls >= max_calls:
                         summary.stopped_by_budget = True
                         summary.pending += 1
-                        finished(question)
+                        finished(question, store)
                         continue
-                    running[submit(score_one, setup, question, answer)] = (setup, question)
+                    running[submit(score_one, setup, question, answer)] = (setup, question, store)
                 if not running:
                     break
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
-                    setup, question = running.pop(future)
-                    record(setup, question, future.result())
+                    setup, question, store = running.pop(future)
+                    record(setup, question, store, future.result())
         finally:
             for future in running:
                 future.cancel()

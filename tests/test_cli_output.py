@@ -283,11 +283,11 @@ def test_export_rows_carry_their_origin_and_count_like_show(shop: dict[str, Path
     assert len(rows) == 12
     assert {(r["run"], r["system"]) for r in rows} == {("mine", "predictions"), ("gold", "gold")}
     by_id = {r["question_id"]: r for r in rows if r["run"] == "mine"}
-    assert by_id["q4"]["outcome"] == "no_answer" and by_id["q4"]["scores"]["ser"] == 0.0
+    assert by_id["q4"]["outcome"] == "no_answer" and by_id["q4"]["ser"] == 0.0
     assert by_id["q1"]["outcome"] == "sql_failed" and by_id["q1"]["error"]
-    assert by_id["q3"]["scores"]["execution_accuracy"] is None  # the gold fails
+    assert by_id["q3"]["execution_accuracy"] is None  # the gold fails
     assert by_id["q5"]["reference"] == "The spring promotion doubled orders in Dublin."
-    mean = sum(r["scores"]["ser"] for r in by_id.values()) / len(by_id)
+    mean = sum(r["ser"] for r in by_id.values()) / len(by_id)
     assert mean == pytest.approx(
         overall(json.loads(ok(cli("show", shop["pred"], "--format", "json")).stdout))["scores"]["ser"]
     )

@@ -121,6 +121,9 @@ def score(
     judge_temperature: float = typer.Option(
         0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
     ),
+    failed: bool = flag(
+        "--failed", "List every result the run holds that failed (question, scorer, why); score nothing."
+    ),
 ) -> None:
     """Score a run (execution, SER, execution accuracy, semantic and result similarity), and judge it with --judge.
 
@@ -133,6 +136,9 @@ def score(
     When max_outage judgements in a row (--judge-M max_outage=N, default 3) get no reply from the judge's server,
     scoring stops (exit code 4) and prints the command that scores the rest.
     """
+    if failed:
+        _list_failed(run_path)
+        return
     # each name with the word an unknown one is called by (the option that named it)
     named = [(n, "scorer") for n in scorers or []]
     named += [(n.strip(), "metric") for n in (metrics or "").split(",") if n.strip()]
@@ -202,7 +208,38 @@ def score(
     if summary.unreached:
         _say(f"{summary.unreached} judgements not made: the model's server did not answer; run the same command again")
     if summary.failed:
-        _say(f"{summary.failed} failed: see why with biarena show {run_path} --trace QUESTION_ID")
+        _say_failures(summary.failures, run_path)
+
+
+SHOWN_FAILURES = 10
+"""Failed results `score` names after a pass; `score RUN --failed` lists them all."""
+
+
+def _failure_line(question_id: str, scorer: str, why: str) -> str:
+    lines = why.strip().splitlines()
+    return f"  {question_id} ({scorer}): {(lines[0] if lines else why)[:200]}"
+
+
+def _say_failures(failures: list[tuple[str, str, str]], run_path: Path) -> None:
+    """The results that failed in this pass: the first few with why, and how to see the rest and each one's trace."""
+    _say(f"{len(failures)} failed:")
+    for failure in failures[:SHOWN_FAILURES]:
+        _say(_failure_line(*failure))
+    rest = len(failures) - SHOWN_FAILURES
+    if rest > 0:
+        _say(f"  ... and {rest} more: list them all with biarena score {run_path} --failed")
+    _say(f"a question's scoring in full: biarena show {run_path} --trace QUESTION_ID")
+
+
+def _list_failed(run_path: Path) -> None:
+    """Print every failed result the run holds, one a line, to stdout."""
+    with RunStore(run_path) as store:
+        if store.spec() is None:
+            raise FormatError(f"{run_path}: the run has no answers yet")
+        failures = [(r.question_id, r.scorer, r.failed) for r in store.results() if r.failed is not None]
+    for failure in failures:
+        sys.stdout.write(_failure_line(*failure).strip() + "\n")
+    _say(f"{len(failures)} failed results in {run_path}")
 
 
 def contract_scorers(contracts: list[str] | None, suite: int | None, present: set[str]) -> list:

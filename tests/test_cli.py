@@ -146,7 +146,7 @@ def test_resuming_other_work_keeps_the_run(bis_bench: Path, tmp_path: Path) -> N
     assert biarena("run", bis_bench, "--system", "gold", "-o", run).returncode == 0
     predictions = tmp_path / "p.jsonl"
     predictions.write_text('{"question_id": "dataset_2/0000", "sql": "SELECT 1"}\n', encoding="utf-8")
-    result = biarena("run", bis_bench, "--system", "predictions", "--predictions", predictions, "-o", run)
+    result = biarena("run", bis_bench, "--system", "predictions", "--predictions", predictions, "--partial", "-o", run)
     assert_user_error(result, "holds a different run")
     shown = biarena("show", run)
     assert "10 of 10 answered" in shown.stdout

@@ -125,7 +125,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     predictions = root / "predictions.jsonl"
     predictions.write_text("".join(json.dumps(p) + "\n" for p in PREDICTIONS), encoding="utf-8")
     paths = {"bench": bench, "pred": root / "pred.run", "gold": root / "gold.run", "first3": root / "first3.run"}
-    ok(cli("run", bench, "--system", "predictions", "--predictions", predictions, "-o", paths["pred"]))
+    ok(cli("run", bench, "--system", "predictions", "--predictions", predictions, "--partial", "-o", paths["pred"]))
     cli("run", bench, "--system", "gold", "-o", paths["gold"])
     cli("run", bench, "--system", "gold", "--limit", "3", "-o", paths["first3"])
     for name in ("pred", "gold", "first3"):
@@ -245,7 +245,7 @@ def test_markup_in_names_prints_literally(shop: dict[str, Path], tmp_path: Path)
     odd = tmp_path / "odd[red]run.run"
     predictions = tmp_path / "p.jsonl"
     predictions.write_text(json.dumps(PREDICTIONS[0]) + "\n", encoding="utf-8")
-    ok(cli("run", shop["bench"], "--system", "predictions", "--predictions", predictions, "-o", odd))
+    ok(cli("run", shop["bench"], "--system", "predictions", "--predictions", predictions, "--partial", "-o", odd))
     shown = ok(cli("show", odd)).stdout
     assert "odd[red]run" in shown and f"biarena score {odd}" in shown
     ok(cli("score", odd))

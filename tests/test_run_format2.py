@@ -49,7 +49,7 @@ def shown(run: Path) -> dict:
 
 
 def exported(run: Path) -> list[dict]:
-    result = cli("export", run)
+    result = cli("export", run, "--nested")  # the fixture was recorded when JSONL nested the scores
     assert result.returncode == 0, result.stderr
     return [{**row, "run": "RUN"} for row in map(json.loads, result.stdout.splitlines())]
 

@@ -14,7 +14,7 @@ from biarena.benchmarks.shown import shown
 from biarena.cli.console import err
 from biarena.cli.legacy_flags import LEGACY, legacy_flags
 from biarena.cli.options import OPTIONS_FILE, flag, gather_options, option_pairs
-from biarena.errors import BiarenaError, FormatError
+from biarena.errors import BiarenaError, FormatError, UsageError
 from biarena.options import Options, options_model
 from biarena.records import Benchmark
 
@@ -22,6 +22,11 @@ app = typer.Typer(help="Import a published benchmark into biarena's native forma
 
 OUT = typer.Option(..., "-o", "--out", help="Directory to write the benchmark to (absent or empty).")
 FORCE = flag("--force", "Replace an existing benchmark directory (never any other folder).")
+SKIP_MISSING = flag(
+    "--skip-missing",
+    "Import only the questions whose database is present and count the others (bird, spider, spider2-lite; "
+    "the same as -O skip_missing=true).",
+)
 
 
 def _say(line: str) -> None:
@@ -110,11 +115,18 @@ def _command(name: str) -> Callable[..., None]:
         option: list[str] | None = option_pairs(f"biarena describe importer {name}"),
         options_file: Path | None = OPTIONS_FILE,
         force: bool = FORCE,
+        skip_missing: bool = SKIP_MISSING,
         legacy: list[str] | None = LEGACY,
     ) -> None:
         with _one_line():
             model = options_model(IMPORTERS[name])
-            options = gather_options(model, f"importer '{name}'", [*(legacy or []), *(option or [])], options_file)
+            pairs = [*(legacy or []), *(option or [])]
+            if skip_missing:
+                if "skip_missing" not in model.model_fields:
+                    takers = [n for n in IMPORTERS if "skip_missing" in options_model(IMPORTERS[n]).model_fields]
+                    raise UsageError(f"--skip-missing applies to {', '.join(takers)}; not to import {name}")
+                pairs.insert(0, "skip_missing=true")
+            options = gather_options(model, f"importer '{name}'", pairs, options_file)
             check_target(out, overwrite=force)
             _import(name, path, out, force, options)
 

@@ -25,7 +25,9 @@ def test_progress_line_names_each_outcome(tmp_path: Path, shop: Path) -> None:
             {"question_id": "q0003", "sql": "SELECT count(*) FROM sales"},
         ],
     )
-    result = cli("run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", tmp_path / "p.run")
+    result = cli(
+        "run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", tmp_path / "p.run"
+    )
     assert result.returncode == 0, result.stderr
     lines = {line.split(":")[0].split()[-1]: line for line in result.stderr.splitlines() if line.startswith("  [")}
     assert "q0000: SQL failed: " in lines["q0000"] and "pars" in lines["q0000"]
@@ -164,7 +166,8 @@ def test_force_never_touches_a_file_that_is_not_a_run(tmp_path: Path, shop: Path
 def test_label_is_stored_in_the_spec(tmp_path: Path, shop: Path) -> None:
     predictions = write_predictions(tmp_path / "pred.jsonl", [{"question_id": "q0000", "sql": "SELECT 1"}])
     default = tmp_path / "mine.run"
-    assert cli("run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", default).returncode == 0
+    made = cli("run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", default)
+    assert made.returncode == 0
     assert spec_of(default)["label"] == "mine (predictions, pred.jsonl)"
     named = tmp_path / "named.run"
     assert cli("run", shop, "--system", "gold", "--label", "gold [/x] check", "-o", named).returncode == 0

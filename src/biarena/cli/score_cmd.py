@@ -26,6 +26,7 @@ from biarena.llm import DEFAULT_MODEL, Model, get_model
 from biarena.llm.notices import Notice, listening
 from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
 from biarena.metrics.contracts import split_contract_names
+from biarena.metrics.gold_health import gold_metric, scored_gold_health
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner import RunStore, benchmark_fingerprint
 from biarena.scoring import (
@@ -38,7 +39,7 @@ from biarena.scoring import (
     score_run,
     setup_scorers,
 )
-from biarena.scoring.infos import is_judge
+from biarena.scoring.infos import ScoreInfos, is_judge
 
 
 def score(
@@ -192,6 +193,7 @@ def score(
                 stopped: Model | None = down.model
             else:
                 stopped = None
+            gold = _gold_health_line(store, spec.benchmark if benchmark_arg is None else benchmark_arg)
         finally:
             pool.close()
     if stopped is not None:
@@ -209,6 +211,27 @@ def score(
         _say(f"{summary.unreached} judgements not made: the model's server did not answer; run the same command again")
     if summary.failed:
         _say_failures(summary.failures, run_path)
+    if gold is not None:
+        _say(gold)
+
+
+def _gold_health_line(store: RunStore, benchmark: str) -> str | None:
+    """`gold: ...`: how many questions the gold metric counts, and why it leaves the others out (None when it
+    counts every question, or the run has no gold metric)."""
+    scores = store.scores()
+    name = gold_metric({s.name for s in scores}, ScoreInfos.of(scores))
+    if name is None:
+        return None
+    health = scored_gold_health(store.questions(), scores, name)
+    if health.healthy and not health.without_gold:
+        return None
+    examples = ", ".join(qid for qid, _ in (health.failing + health.undetermined)[:5])
+    audit = f"; see them with biarena audit {benchmark}" if not health.healthy else ""
+    return (
+        f"gold: {name} counts {health.usable} of {health.questions} questions ({health.problems()}"
+        + (f"; e.g. {examples}" if examples else "")
+        + f"){audit}"
+    )
 
 
 SHOWN_FAILURES = 10

@@ -4,6 +4,7 @@ command per importer in IMPORTERS."""
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -24,16 +25,18 @@ app = typer.Typer(help="Import a published benchmark into biarena's native forma
 
 OUT = typer.Option(..., "-o", "--out", help="Directory to write the benchmark to (absent or empty).")
 FORCE = flag("--force", "Replace an existing benchmark directory (never any other folder).")
-GOLD_CHECK = typer.Option(
-    True,
-    "--gold-check/--no-gold-check",
-    help="Run the gold SQL once imported and count the questions whose gold fails or does not finish.",
-)
-SKIP_MISSING = flag(
-    "--skip-missing",
-    "Import only the questions whose database is present and count the others (bird, spider, spider2-lite; "
-    "the same as -O skip_missing=true).",
-)
+NO_GOLD_CHECK = flag("--no-gold-check", "Do not run the gold once imported (it counts the gold that fails).")
+
+
+def _skip_missing(takes: bool) -> Any:
+    """The --skip-missing flag, shown only on the importers that take it."""
+    return typer.Option(
+        False,
+        "--skip-missing",
+        metavar="",
+        hidden=not takes,
+        help="Import only the questions whose database is present and count the others (-O skip_missing=true).",
+    )
 
 
 def _say(line: str) -> None:
@@ -156,8 +159,8 @@ def _command(name: str) -> Callable[..., None]:
         option: list[str] | None = option_pairs(f"biarena describe importer {name}"),
         options_file: Path | None = OPTIONS_FILE,
         force: bool = FORCE,
-        skip_missing: bool = SKIP_MISSING,
-        gold_check: bool = GOLD_CHECK,
+        skip_missing: bool = _skip_missing("skip_missing" in options_model(IMPORTERS[name]).model_fields),
+        no_gold_check: bool = NO_GOLD_CHECK,
         legacy: list[str] | None = LEGACY,
     ) -> None:
         with _one_line():
@@ -170,7 +173,7 @@ def _command(name: str) -> Callable[..., None]:
                 pairs.insert(0, "skip_missing=true")
             options = gather_options(model, f"importer '{name}'", pairs, options_file)
             check_target(out, overwrite=force)
-            _import(name, path, out, force, options, gold_check)
+            _import(name, path, out, force, options, not no_gold_check)
 
     return command
 

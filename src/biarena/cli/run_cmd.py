@@ -274,10 +274,11 @@ def execute_run(
         label=label,
         fingerprint=fingerprint,
     )
-    if isinstance(chosen, PredictionsSystem):
-        _check_coverage(chosen, benchmark, questions, partial)
+    mismatch = _check_coverage(chosen, benchmark, questions, partial) if isinstance(chosen, PredictionsSystem) else None
     with RunStore(out, create=True) as store:
         opening = open_run(store, spec, questions, force=force, order=[q.id for q in benchmark.questions])
+        if mismatch is not None:  # said once the run file is known to be this run's
+            _say(mismatch)
         selected = {q.id for q in questions}
         answered = len(store.answered_ids() & selected)
         if opening.restarted:
@@ -359,16 +360,18 @@ def execute_run(
     return summary
 
 
-def _check_coverage(chosen: PredictionsSystem, benchmark: Benchmark, questions: list[Question], partial: bool) -> None:
+def _check_coverage(
+    chosen: PredictionsSystem, benchmark: Benchmark, questions: list[Question], partial: bool
+) -> str | None:
     """Refuse a predictions file that names unknown questions or leaves some without a prediction, in one line
-    with the counts and first ids; with `partial`, say it and go on."""
+    with the counts and first ids; with `partial`, return that line as a warning (None when the file matches)."""
     coverage = chosen.coverage(benchmark, questions)
     if coverage.complete:
-        return
+        return None
     line = f"predictions {chosen.path.name} do not match: " + coverage.summary(chosen.count, benchmark.name)
     if not partial:
         raise UsageError(line + "; run with --partial to score the questions they cover")
-    _say(f"warning (--partial): {line}")
+    return f"warning (--partial): {line}"
 
 
 def resume_command() -> str:

@@ -107,12 +107,18 @@ def _import(name: str, path: Path, out: Path, force: bool, options: Options, gol
         _check_gold(out)
 
 
+_QUIET_CHECK = 50
+"""Questions whose gold is run without first saying so (more may take a while)."""
+
+
 def _check_gold(out: Path) -> None:
     """Run the imported benchmark's gold and say how many questions' gold fails to run or is undetermined: those
     are left out of execution accuracy, so a figure over them must say so."""
     try:
         benchmark = load_benchmark(out)
         pool = DatabasePool(benchmark, limits=SandboxLimits())
+        if len(benchmark.questions) > _QUIET_CHECK:
+            _say(f"running the gold of {len(benchmark.questions)} questions (--no-gold-check skips it)")
         try:
             pool.open_all()
             health = check_gold(benchmark, pool)

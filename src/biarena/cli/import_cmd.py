@@ -1,6 +1,7 @@
 """`biarena import FORMAT PATH -o DIR [-O NAME=VALUE]`: read a published benchmark into the native format; one
 command per importer in IMPORTERS."""
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
@@ -124,7 +125,7 @@ def _check_gold(out: Path) -> None:
             health = check_gold(benchmark, pool)
         finally:
             pool.close()
-    except BiarenaError as error:  # the benchmark is written: a check that cannot run does not undo it
+    except (BiarenaError, OSError, sqlite3.Error) as error:  # the benchmark is written: a failed check keeps it
         _say(f"gold not checked ({error}): check it with biarena audit {out}")
         return
     _say(gold_health_line(health, f"biarena audit {out}"))

@@ -63,7 +63,8 @@ class MissingDatabases:
         count = sum(self.questions.values())
         return (
             f"skipped {count} question{'s' if count != 1 else ''} whose database is missing: {listed}{more} "
-            f"({len(names)} database{'s' if len(names) != 1 else ''})"
+            f"({len(names)} database{'s' if len(names) != 1 else ''}); the questions after them have moved up, so "
+            "match predictions by question id (JSONL), not by position"
         )
 
     def check_some(self, imported: int, source: str) -> None:

@@ -139,7 +139,7 @@ def test_the_old_agent_flags_and_system_still_work(shop: Path, tmp_path: Path) -
         [f"--predictions={predictions}"],
         ["-O", f"predictions={predictions}"],
     ):
-        replayed = cli("run", shop, "--agent", "predictions", *spelling, "-o", tmp_path / "p.run")
+        replayed = cli("run", shop, "--agent", "predictions", *spelling, "--partial", "-o", tmp_path / "p.run")
         assert replayed.returncode == 0, replayed.stderr
     assert spec_options(tmp_path / "p.run")["predictions"] == str(predictions.resolve())
 

@@ -125,7 +125,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     predictions = root / "predictions.jsonl"
     predictions.write_text("".join(json.dumps(p) + "\n" for p in PREDICTIONS), encoding="utf-8")
     paths = {"bench": bench, "pred": root / "pred.run", "gold": root / "gold.run", "first3": root / "first3.run"}
-    ok(cli("run", bench, "--system", "predictions", "--predictions", predictions, "-o", paths["pred"]))
+    ok(cli("run", bench, "--system", "predictions", "--predictions", predictions, "--partial", "-o", paths["pred"]))
     cli("run", bench, "--system", "gold", "-o", paths["gold"])
     cli("run", bench, "--system", "gold", "--limit", "3", "-o", paths["first3"])
     for name in ("pred", "gold", "first3"):
@@ -245,7 +245,7 @@ def test_markup_in_names_prints_literally(shop: dict[str, Path], tmp_path: Path)
     odd = tmp_path / "odd[red]run.run"
     predictions = tmp_path / "p.jsonl"
     predictions.write_text(json.dumps(PREDICTIONS[0]) + "\n", encoding="utf-8")
-    ok(cli("run", shop["bench"], "--system", "predictions", "--predictions", predictions, "-o", odd))
+    ok(cli("run", shop["bench"], "--system", "predictions", "--predictions", predictions, "--partial", "-o", odd))
     shown = ok(cli("show", odd)).stdout
     assert "odd[red]run" in shown and f"biarena score {odd}" in shown
     ok(cli("score", odd))
@@ -283,11 +283,11 @@ def test_export_rows_carry_their_origin_and_count_like_show(shop: dict[str, Path
     assert len(rows) == 12
     assert {(r["run"], r["system"]) for r in rows} == {("mine", "predictions"), ("gold", "gold")}
     by_id = {r["question_id"]: r for r in rows if r["run"] == "mine"}
-    assert by_id["q4"]["outcome"] == "no_answer" and by_id["q4"]["scores"]["ser"] == 0.0
+    assert by_id["q4"]["outcome"] == "no_answer" and by_id["q4"]["ser"] == 0.0
     assert by_id["q1"]["outcome"] == "sql_failed" and by_id["q1"]["error"]
-    assert by_id["q3"]["scores"]["execution_accuracy"] is None  # the gold fails
+    assert by_id["q3"]["execution_accuracy"] is None  # the gold fails
     assert by_id["q5"]["reference"] == "The spring promotion doubled orders in Dublin."
-    mean = sum(r["scores"]["ser"] for r in by_id.values()) / len(by_id)
+    mean = sum(r["ser"] for r in by_id.values()) / len(by_id)
     assert mean == pytest.approx(
         overall(json.loads(ok(cli("show", shop["pred"], "--format", "json")).stdout))["scores"]["ser"]
     )

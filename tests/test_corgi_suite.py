@@ -75,8 +75,8 @@ def test_gold_answers_every_descriptive_question(suite: Path, tmp_path: Path) ->
     rows = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
     descriptive = [r for r in rows if "corgi:type1" in r["labels"]]
     assert len(descriptive) >= 20
-    assert all(r["scores"]["execution_accuracy"] == 1.0 for r in descriptive)
-    assert all(r["scores"]["result_f1"] == 1.0 for r in descriptive)
+    assert all(r["execution_accuracy"] == 1.0 for r in descriptive)
+    assert all(r["result_f1"] == 1.0 for r in descriptive)
 
 
 def test_predictions_come_from_trend_and_season_not_from_last_year(suite: Path) -> None:

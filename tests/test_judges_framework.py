@@ -243,7 +243,7 @@ def test_score_judge_then_show_by_question_type_trace_and_export(bench, tmp_path
     one_line_error(cli("show", run, "--trace", "q03"), "no question 'q03'; did you mean 'q003'?")
 
     exported = [json.loads(line) for line in cli("export", run).stdout.splitlines()]
-    by_id = {r["question_id"]: r["scores"] for r in exported}
+    by_id = {r["question_id"]: r for r in exported}
     assert by_id["q003"]["corgi.compliance"] == 4.0 and by_id["q003"]["interaction.valid_sql"] == 3.0
     assert by_id["q000"]["corgi"] is None  # corgi does not judge descriptive questions
 

@@ -91,7 +91,19 @@ def test_bird_prediction_for_another_database_is_an_error_not_a_match(tmp_path: 
     shifted = {"0": "SELECT name FROM member\t----- bird -----\tclub"}
     (tmp_path / "p.json").write_text(json.dumps(shifted))
     run = tmp_path / "run.sqlite"
-    cli("run", bench, "--system", "predictions", "--predictions", tmp_path / "p.json", "--format", "bird", "-o", run)
+    cli(
+        "run",
+        bench,
+        "--system",
+        "predictions",
+        "--predictions",
+        tmp_path / "p.json",
+        "--format",
+        "bird",
+        "--partial",
+        "-o",
+        run,
+    )
     errors = dict(zip(results(run)["question_id"], results(run)["error"], strict=True))
     assert "is for database 'club', not 'shop'" in errors["0"]
     assert errors["1"] == "no prediction for this question"
@@ -154,7 +166,7 @@ def test_spider_gold_run_and_a_short_predictions_file(tmp_path: Path) -> None:
     (tmp_path / "short.txt").write_text(SPIDER_PREDICTIONS[0] + "\n")
     run = tmp_path / "short.sqlite"
     short = tmp_path / "short.txt"
-    cli("run", bench, "--system", "predictions", "--predictions", short, "--format", "spider", "-o", run)
+    cli("run", bench, "--system", "predictions", "--predictions", short, "--format", "spider", "--partial", "-o", run)
     assert list(results(run)["error"].fillna("")) == [""] + ["no prediction for this question"] * 3
 
 
@@ -230,7 +242,7 @@ def test_spider2_lite_second_accepted_result_and_gold_sql(tmp_path: Path) -> Non
         json.dumps({"question_id": "local003", "sql": "SELECT name, age FROM member ORDER BY age DESC LIMIT 1"})
     )
     run = tmp_path / "run.sqlite"
-    cli("run", bench, "--system", "predictions", "--predictions", tmp_path / "p.jsonl", "-o", run)
+    cli("run", bench, "--system", "predictions", "--predictions", tmp_path / "p.jsonl", "--partial", "-o", run)
     ok("score", run, "--contract", "spider2")
     table = results(run)
     assert table.loc[table["question_id"] == "local003", "execution_accuracy[spider2]"].tolist() == [1.0]

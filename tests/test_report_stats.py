@@ -93,7 +93,19 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ]
         predictions = write_predictions(root / f"{name}.jsonl", rows)
         run = root / f"{name}.run"
-        result = cli("run", bench, "--system", "predictions", "--predictions", predictions, "--label", name, "-o", run)
+        result = cli(
+            "run",
+            bench,
+            "--system",
+            "predictions",
+            "--predictions",
+            predictions,
+            "--partial",
+            "--label",
+            name,
+            "-o",
+            run,
+        )
         assert result.returncode == 0, result.stderr
         assert cli("score", run).returncode == 0
         rng = random.Random(name)

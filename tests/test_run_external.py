@@ -139,7 +139,7 @@ def test_a_predictions_line_names_its_problem(tmp_path: Path, sales_db: Path) ->
         + "\n",
         encoding="utf-8",
     )
-    result = cli("run", shop, "--system", "predictions", "--predictions", aliases, "-o", run)
+    result = cli("run", shop, "--system", "predictions", "--predictions", aliases, "--partial", "-o", run)
     assert result.returncode == 0, result.stderr
     answers = answers_of(run)
     assert answers["q0000"]["final_sql"] == "SELECT 1" and answers["q0001"]["final_sql"] == "SELECT 2"

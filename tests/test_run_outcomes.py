@@ -25,7 +25,9 @@ def test_progress_line_names_each_outcome(tmp_path: Path, shop: Path) -> None:
             {"question_id": "q0003", "sql": "SELECT count(*) FROM sales"},
         ],
     )
-    result = cli("run", shop, "--system", "predictions", "--predictions", predictions, "-o", tmp_path / "p.run")
+    result = cli(
+        "run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", tmp_path / "p.run"
+    )
     assert result.returncode == 0, result.stderr
     lines = {line.split(":")[0].split()[-1]: line for line in result.stderr.splitlines() if line.startswith("  [")}
     assert "q0000: SQL failed: " in lines["q0000"] and "pars" in lines["q0000"]
@@ -62,7 +64,7 @@ def test_a_run_where_nothing_succeeded_exits_one(tmp_path: Path, sales_db: Path,
         expected = "6 × the question has no gold SQL"
     elif case == "no prediction matches":
         predictions = write_predictions(tmp_path / "p.jsonl", [{"question_id": "other", "sql": "SELECT 1"}])
-        args = [make_shop(tmp_path, sales_db), "--system", "predictions", "--predictions", predictions]
+        args = [make_shop(tmp_path, sales_db), "--system", "predictions", "--predictions", predictions, "--partial"]
         expected = "6 × no prediction for this question"
     elif case == "no databases":
         bench = tmp_path / "nodb"
@@ -82,7 +84,7 @@ def test_a_run_where_nothing_succeeded_exits_one(tmp_path: Path, sales_db: Path,
     assert "no answer succeeded" in result.stderr
     assert expected in result.stderr
     if case == "no prediction matches":
-        assert "warning: none of the 1 predictions names a question" in result.stderr
+        assert "none of the 1 predictions names a question" in result.stderr and "--partial" in result.stderr
     # the answers are stored all the same, and a resume says so
     again = cli("run", *args, "-o", run)
     assert again.returncode == 1 and "0 ran" in again.stderr and expected in again.stderr
@@ -134,7 +136,7 @@ def test_a_run_grows_when_the_selection_widens(tmp_path: Path, shop: Path) -> No
 def test_a_refused_run_says_what_differs_and_force_starts_it_over(tmp_path: Path, shop: Path) -> None:
     predictions = write_predictions(tmp_path / "p.jsonl", [{"question_id": "q0000", "sql": "SELECT 1"}])
     run = tmp_path / "p.run"
-    args = ["run", shop, "--system", "predictions", "--predictions", predictions, "-o", run]
+    args = ["run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", run]
     assert cli(*args).returncode == 0
     write_predictions(predictions, [{"question_id": "q0000", "sql": "SELECT 2"}])
     line = one_line_error(cli(*args), "holds a different run")
@@ -164,7 +166,8 @@ def test_force_never_touches_a_file_that_is_not_a_run(tmp_path: Path, shop: Path
 def test_label_is_stored_in_the_spec(tmp_path: Path, shop: Path) -> None:
     predictions = write_predictions(tmp_path / "pred.jsonl", [{"question_id": "q0000", "sql": "SELECT 1"}])
     default = tmp_path / "mine.run"
-    assert cli("run", shop, "--system", "predictions", "--predictions", predictions, "-o", default).returncode == 0
+    made = cli("run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", default)
+    assert made.returncode == 0
     assert spec_of(default)["label"] == "mine (predictions, pred.jsonl)"
     named = tmp_path / "named.run"
     assert cli("run", shop, "--system", "gold", "--label", "gold [/x] check", "-o", named).returncode == 0
@@ -181,7 +184,7 @@ def test_markup_in_names_and_ids_prints_literally(tmp_path: Path, sales_db: Path
     shop = make_shop(tmp_path, sales_db, count=2, ids=["[/x]", "[bold]b[/bold]"], name="[red]shop")
     predictions = write_predictions(tmp_path / "p.jsonl", [{"question_id": "[/x]", "sql": "SELECT [/x] FROM sales"}])
     run = tmp_path / "[/x].run"
-    result = cli("run", shop, "--system", "predictions", "--predictions", predictions, "-o", run)
+    result = cli("run", shop, "--system", "predictions", "--predictions", predictions, "--partial", "-o", run)
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     assert "  [1/2] [/x]: SQL failed: " in result.stderr

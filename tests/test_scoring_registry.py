@@ -66,7 +66,7 @@ def test_a_scorer_added_with_one_registry_line_is_scored_shown_exported_reported
 
     rows = tmp_path / "rows.jsonl"
     assert in_process("export", gold_run, "-o", rows).returncode == 0
-    exported = {r["question_id"]: r["scores"] for r in map(json.loads, rows.read_text(encoding="utf-8").splitlines())}
+    exported = {r["question_id"]: r for r in map(json.loads, rows.read_text(encoding="utf-8").splitlines())}
     assert exported["q0001"]["sql_length"] is None and exported["q0002"]["sql_length"] == lengths["q0002"]
 
     report = tmp_path / "report.html"

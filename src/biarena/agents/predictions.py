@@ -3,12 +3,14 @@
 
 import hashlib
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from biarena.agents.system import AgentEnv, run_step
 from biarena.benchmarks.json_file import read_json, read_text
 from biarena.benchmarks.jsonl import read_jsonl
+from biarena.benchmarks.shown import shown as shown_value
 from biarena.errors import FormatError, NotFoundError, UsageError
 from biarena.options import Options
 from biarena.records import Answer, Benchmark, Question, SystemSpec
@@ -79,7 +81,7 @@ def load_bird_predictions(path: Path) -> dict[int, tuple[str | None, str | None]
     that is not text is a prediction without SQL (BIRD runs a blank query for it)."""
     data = read_json(_checked_file(path))
     if not isinstance(data, dict):
-        raise FormatError(f"{path}: expected a JSON object of position -> \"SQL\\t----- bird -----\\tdb_id\"")
+        raise FormatError(f'{path}: expected a JSON object of position -> "SQL\\t----- bird -----\\tdb_id"')
     found: dict[int, tuple[str | None, str | None]] = {}
     for key, value in data.items():
         if not key.strip().isdigit():
@@ -98,6 +100,48 @@ def load_spider_predictions(path: Path) -> dict[int, str]:
     text = read_text(_checked_file(path))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return {index: line.split("\t")[0].replace(" value ", " 1 ") for index, line in enumerate(lines)}
+
+
+@dataclass(frozen=True)
+class PredictionCoverage:
+    """Where a predictions file and the benchmark it is run on do not match."""
+
+    unknown: list[str]
+    """Predictions naming no question of the benchmark (ids, or `position N` past its end)."""
+    missing: list[str]
+    """Ids of the questions asked that have no prediction."""
+    other_database: list[str]
+    """Ids of the questions whose prediction names another database (BIRD's files name one)."""
+
+    @property
+    def complete(self) -> bool:
+        """True when every question asked has its prediction and every prediction its question."""
+        return not (self.unknown or self.missing or self.other_database)
+
+    def summary(self, predictions: int, benchmark: str, shown: int = 5) -> str:
+        """The mismatch in one line: how many of each kind, with the first ids."""
+
+        def first(ids: list[str]) -> str:
+            more = f", ... ({len(ids) - shown} more)" if len(ids) > shown else ""
+            return ", ".join(shown_value(i, limit=40) for i in ids[:shown]) + more
+
+        parts = []
+        if self.unknown:
+            if len(self.unknown) == predictions:
+                what = f"none of the {predictions} predictions names a question of '{benchmark}'"
+            else:
+                verb = "names" if len(self.unknown) == 1 else "name"
+                what = f"{len(self.unknown)} of the {predictions} predictions {verb} no question of '{benchmark}'"
+            parts.append(f"{what} ({first(self.unknown)})")
+        if self.missing:
+            many = len(self.missing) > 1
+            what = f"{len(self.missing)} question{'s have' if many else ' has'} no prediction"
+            parts.append(f"{what} ({first(self.missing)})")
+        if self.other_database:
+            many = len(self.other_database) > 1
+            what = f"{len(self.other_database)} prediction{'s are' if many else ' is'} for another database"
+            parts.append(f"{what} than {'their' if many else 'its'} question's ({first(self.other_database)})")
+        return "; ".join(parts)
 
 
 class PredictionsOptions(Options):
@@ -130,6 +174,8 @@ class PredictionsSystem:
             self.by_position = {i: (sql, None) for i, sql in load_spider_predictions(self.path).items()}
         self.predictions = load_predictions(self.path) if self.format == "jsonl" else {}
         self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        self.count = len(self.by_position) if self.format != "jsonl" else len(self.predictions)
+        """Predictions the file holds."""
         self._positions: tuple[int, dict[str, int]] | None = None
         self._lock = threading.Lock()
 
@@ -143,6 +189,22 @@ class PredictionsSystem:
         if self.format != "jsonl":
             return [f"position {p}" for p in sorted(self.by_position) if p >= len(question_ids)]
         return sorted(set(self.predictions) - question_ids)
+
+    def coverage(self, benchmark: Benchmark, questions: list[Question]) -> "PredictionCoverage":
+        """How the file matches the benchmark: predictions naming no question, questions asked without one, and (in
+        a BIRD file) predictions made for another database than their question's."""
+        positions = {q.id: i for i, q in enumerate(benchmark.questions)}
+        unknown = self.unknown_ids(set(positions))
+        if self.format == "jsonl":
+            return PredictionCoverage(unknown, [q.id for q in questions if q.id not in self.predictions], [])
+        missing = [q.id for q in questions if positions[q.id] not in self.by_position]
+        other_database = [
+            q.id
+            for q in questions
+            if (database := self.by_position.get(positions[q.id], (None, None))[1]) is not None
+            and database != q.database
+        ]
+        return PredictionCoverage(unknown, missing, other_database)
 
     def _position(self, question: Question, benchmark: Benchmark) -> int:
         with self._lock:

@@ -20,7 +20,8 @@ def run(
     `model` is a model string (`local`, `openai:MODEL@URL`, `mock`); `options` the agent's own (`-O`, e.g.
     `{"max_queries": 2}`; `biarena describe agent NAME` lists them); `settings` the other options of `biarena run`
     by their parameter names: `limit`, `per_category`, `concurrency`, `repeats`, `max_calls`, `no_cache`, `structured`,
-    `prices`, `label`, `retry_errors`, `accepted_only`, `force`, `db_url`, `timeout`, `sandbox`, `allow_superuser`.
+    `prices`, `label`, `retry_errors`, `partial`, `accepted_only`, `force`, `db_url`, `timeout`, `sandbox`,
+    `allow_superuser`.
     A run in which no answer's SQL ran still returns its path (the command exits 1 then)."""
     from biarena.cli.run_cmd import run as run_command
 

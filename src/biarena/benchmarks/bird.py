@@ -2,13 +2,14 @@
 
 import csv
 import io
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
-from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import decode_text, read_json, text_field
+from biarena.benchmarks.missing_databases import LayoutImport, LayoutOptions, MissingDatabases
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.errors import FormatError, NotFoundError
@@ -22,7 +23,7 @@ DATABASE_FOLDERS = ("dev_databases", "databases")
 DIFFICULTIES = ("simple", "moderate", "challenging")
 
 
-class BirdOptions(ImportOptions):
+class BirdOptions(LayoutOptions):
     """Options of the BIRD importer."""
 
     evidence: bool = True
@@ -51,7 +52,10 @@ def _database_root(source: Path, chosen: Path | None) -> Path:
     for name in DATABASE_FOLDERS:
         if (source.parent / name).is_dir():
             return source.parent / name
-    raise NotFoundError(f"{source.parent}: no {' or '.join(DATABASE_FOLDERS)} folder beside {source.name}")
+    raise NotFoundError(
+        f"{source.parent}: no {' or '.join(DATABASE_FOLDERS)} folder beside {source.name}; "
+        "point to the databases with -O databases=DIR"
+    )
 
 
 def _read_csv_text(path: Path) -> str:
@@ -103,11 +107,11 @@ def _database(root: Path, db_id: str, where: str) -> DatabaseRef:
 
 
 @takes(BirdOptions)
-def import_bird(path: str | Path, options: BirdOptions | None = None, **values: Any) -> Benchmark:
+def import_bird(path: str | Path, options: BirdOptions | None = None, **values: Any) -> LayoutImport:
     """Import BIRD dev or mini-dev: a folder holding dev.json (or mini_dev_sqlite.json) and dev_databases/
     (<db_id>/<db_id>.sqlite with its database_description/*.csv), or the question file itself. Evidence becomes
     each question's knowledge (`-O evidence=false`, or `--no-evidence`, leaves it out); difficulty a label
-    bird:simple|moderate|challenging."""
+    bird:simple|moderate|challenging. `--skip-missing` imports the questions whose database is present."""
     chosen = BirdOptions.resolve(options, values, "importer 'bird'")
     source = _question_file(Path(path))
     root = _database_root(source, chosen.databases)
@@ -117,6 +121,7 @@ def import_bird(path: str | Path, options: BirdOptions | None = None, **values: 
     refs: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
     seen: dict[str, int] = {}
+    missing = MissingDatabases(chosen.skip_missing)
     for position, item in enumerate(data):
         where = f"{source}: question {position}"
         if not isinstance(item, dict):
@@ -131,8 +136,8 @@ def import_bird(path: str | Path, options: BirdOptions | None = None, **values: 
         difficulty = (text_field(item, "difficulty", where) or "").lower()
         if difficulty and difficulty not in DIFFICULTIES:
             raise FormatError(f"{where}: difficulty '{shown(difficulty)}' is not one of {', '.join(DIFFICULTIES)}")
-        if db_id not in refs:
-            refs[db_id] = _database(root, db_id, where)
+        if not missing.resolve(refs, db_id, partial(_database, root, db_id, where)):
+            continue
         evidence = text_field(item, "evidence", where) if chosen.evidence else None
         questions.append(
             Question(
@@ -145,6 +150,7 @@ def import_bird(path: str | Path, options: BirdOptions | None = None, **values: 
                 knowledge=evidence,
             )
         )
+    missing.check_some(len(questions), str(source))
     if not questions:
         raise FormatError(f"{source}: no questions")
     benchmark = Benchmark(
@@ -155,4 +161,5 @@ def import_bird(path: str | Path, options: BirdOptions | None = None, **values: 
         databases=refs,
         questions=questions,
     )
-    return anchor_benchmark(benchmark, chosen.now)
+    note = missing.note()
+    return LayoutImport(anchor_benchmark(benchmark, chosen.now), [note] if note else [])

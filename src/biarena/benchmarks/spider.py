@@ -1,5 +1,6 @@
 """Importer for Spider 1.0's layout: dev.json (or test.json), tables.json and database/<db_id>/<db_id>.sqlite."""
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -8,8 +9,8 @@ from pydantic import ValidationError
 from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
 from biarena.benchmarks.bis import SpiderSchema, spider_glossary
-from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_json, text_field
+from biarena.benchmarks.missing_databases import LayoutImport, LayoutOptions, MissingDatabases
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.benchmarks.spider_hardness import spider_hardness
@@ -22,7 +23,7 @@ DATABASE_FOLDERS = ("database", "test_database")
 """Where the databases are looked for, in this order (Spider's test release names its folder test_database)."""
 
 
-class SpiderOptions(ImportOptions):
+class SpiderOptions(LayoutOptions):
     """Options of the Spider importer."""
 
     split: Literal["dev", "test", "train_spider", "train_others"] = "dev"
@@ -60,10 +61,11 @@ def _database(root: Path, db_id: str, schemas: dict[str, SpiderSchema], where: s
 
 
 @takes(SpiderOptions)
-def import_spider(path: str | Path, options: SpiderOptions | None = None, **values: Any) -> Benchmark:
+def import_spider(path: str | Path, options: SpiderOptions | None = None, **values: Any) -> LayoutImport:
     """Import Spider 1.0: a folder holding dev.json (or test.json: split=test), tables.json and
     database/<db_id>/<db_id>.sqlite. Each question is labelled with the hardness Spider's evaluator gives its gold
-    query (spider:easy|medium|hard|extra); ids are positions in the question file, as Spider's predictions count."""
+    query (spider:easy|medium|hard|extra); ids are positions in the question file, as Spider's predictions count.
+    `--skip-missing` imports the questions whose database is present."""
     chosen = SpiderOptions.resolve(options, values, "importer 'spider'")
     root = Path(path)
     if not root.is_dir():
@@ -77,6 +79,7 @@ def import_spider(path: str | Path, options: SpiderOptions | None = None, **valu
     schemas = _schemas(root)
     refs: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
+    missing = MissingDatabases(chosen.skip_missing)
     for position, item in enumerate(data):
         where = f"{source}: question {position}"
         if not isinstance(item, dict):
@@ -84,8 +87,8 @@ def import_spider(path: str | Path, options: SpiderOptions | None = None, **valu
         db_id = plain_name(str(text_field(item, "db_id", where, required=True)), f"{where}: field 'db_id'")
         text = str(text_field(item, "question", where, required=True))
         query = str(text_field(item, "query", where, required=True))
-        if db_id not in refs:
-            refs[db_id] = _database(root, db_id, schemas, where)
+        if not missing.resolve(refs, db_id, partial(_database, root, db_id, schemas, where)):
+            continue
         hardness = spider_hardness(query)
         questions.append(
             Question(
@@ -97,6 +100,7 @@ def import_spider(path: str | Path, options: SpiderOptions | None = None, **valu
                 complexity=hardness,
             )
         )
+    missing.check_some(len(questions), str(source))
     if not questions:
         raise FormatError(f"{source}: no questions")
     benchmark = Benchmark(
@@ -106,4 +110,5 @@ def import_spider(path: str | Path, options: SpiderOptions | None = None, **valu
         databases=refs,
         questions=questions,
     )
-    return anchor_benchmark(benchmark, chosen.now)
+    note = missing.note()
+    return LayoutImport(anchor_benchmark(benchmark, chosen.now), [note] if note else [])

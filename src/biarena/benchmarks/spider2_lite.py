@@ -2,15 +2,15 @@
 documents, and the gold result CSVs with their evaluation settings."""
 
 import re
-from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
-from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_text, text_field
 from biarena.benchmarks.jsonl import read_jsonl
+from biarena.benchmarks.missing_databases import LayoutImport, LayoutOptions, MissingDatabases
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.db.result_csv import read_result_csv
@@ -27,12 +27,8 @@ LOCAL_PREFIX = "local"
 """Spider 2.0-lite's SQLite instances; the others (bq, ga: BigQuery; sf: Snowflake) run on cloud warehouses."""
 
 
-@dataclass
-class Spider2LiteImport:
-    """What the importer read: the benchmark, and lines to tell the user (instances skipped, gold missing)."""
-
-    benchmark: Benchmark
-    notes: list[str] = field(default_factory=list)
+Spider2LiteImport = LayoutImport
+"""What the importer read: the benchmark, and lines to tell the user (instances skipped, gold missing)."""
 
 
 def _settings(path: Path, root: Path) -> dict[str, dict[str, Any]]:
@@ -90,13 +86,14 @@ def _document(root: Path, name: str, where: str) -> str:
     return read_text(regular_file(confined(root, path, str(path)), "external-knowledge document")).strip()
 
 
-@takes(ImportOptions)
-def import_spider2_lite(path: str | Path, options: ImportOptions | None = None, **values: Any) -> Spider2LiteImport:
+@takes(LayoutOptions)
+def import_spider2_lite(path: str | Path, options: LayoutOptions | None = None, **values: Any) -> LayoutImport:
     """Import the SQLite instances of Spider 2.0-lite: its spider2-lite folder (spider2-lite.jsonl,
     resource/databases/spider2-localdb/*.sqlite, resource/documents/*.md, evaluation_suite/gold/ with exec_result/*.csv
     and spider2lite_eval.jsonl). Gold results are the CSVs, scored with `--contract spider2`; instances on cloud
-    warehouses (BigQuery, Snowflake) are skipped and counted."""
-    chosen = ImportOptions.resolve(options, values, "importer 'spider2-lite'")
+    warehouses (BigQuery, Snowflake) are skipped and counted; `--skip-missing` imports the instances whose database is
+    present."""
+    chosen = LayoutOptions.resolve(options, values, "importer 'spider2-lite'")
     root = Path(path)
     if not root.is_dir():
         raise NotFoundError(f"{root}: no such directory (give the spider2-lite folder holding {QUESTIONS})")
@@ -110,6 +107,7 @@ def import_spider2_lite(path: str | Path, options: ImportOptions | None = None, 
     seen: dict[str, int] = {}
     cloud = 0
     without_gold: list[str] = []
+    missing = MissingDatabases(chosen.skip_missing)
     for number, item in read_jsonl(source):
         where = f"{source} line {number}"
         if not isinstance(item, dict):
@@ -124,8 +122,8 @@ def import_spider2_lite(path: str | Path, options: ImportOptions | None = None, 
         seen[instance] = number
         name = plain_name(str(text_field(item, "db", where, required=True)), f"{where}: field 'db'")
         text = str(text_field(item, "question", where, required=True))
-        if name not in refs:
-            refs[name] = _database(root, name, where)
+        if not missing.resolve(refs, name, partial(_database, root, name, where)):
+            continue
         document = text_field(item, "external_knowledge", where)
         tables = _gold_tables(root / GOLD / "exec_result", root, instance)
         sql_path = root / GOLD / "sql" / f"{instance}.sql"
@@ -146,10 +144,11 @@ def import_spider2_lite(path: str | Path, options: ImportOptions | None = None, 
                 evidence={k: v for k, v in evidence.items() if v is not None} if evidence else None,
             )
         )
+    missing.check_some(len(questions), str(source))
     if not questions:
         cloud_note = f" ({cloud} on cloud warehouses)" if cloud else ""
         raise FormatError(f"{source}: no SQLite (local) instances{cloud_note}")
-    notes = []
+    notes = [note] if (note := missing.note()) else []
     if cloud:
         notes.append(f"skipped {cloud} instance(s) on cloud warehouses (BigQuery, Snowflake); SQLite ones only")
     if without_gold:
@@ -162,4 +161,4 @@ def import_spider2_lite(path: str | Path, options: ImportOptions | None = None, 
         databases=refs,
         questions=questions,
     )
-    return Spider2LiteImport(benchmark=anchor_benchmark(benchmark, chosen.now), notes=notes)
+    return LayoutImport(benchmark=anchor_benchmark(benchmark, chosen.now), notes=notes)

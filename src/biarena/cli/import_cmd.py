@@ -1,20 +1,24 @@
 """`biarena import FORMAT PATH -o DIR [-O NAME=VALUE]`: read a published benchmark into the native format; one
 command per importer in IMPORTERS."""
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from biarena.benchmarks import IMPORTERS, save_benchmark
+from biarena.benchmarks import IMPORTERS, load_benchmark, save_benchmark
 from biarena.benchmarks.anchor import Now, unanchored
 from biarena.benchmarks.native import check_target
 from biarena.benchmarks.shown import shown
 from biarena.cli.console import err
 from biarena.cli.legacy_flags import LEGACY, legacy_flags
 from biarena.cli.options import OPTIONS_FILE, flag, gather_options, option_pairs
-from biarena.errors import BiarenaError, FormatError
+from biarena.db import DatabasePool, SandboxLimits
+from biarena.errors import BiarenaError, FormatError, UsageError
+from biarena.metrics.gold_health import GoldHealth, check_gold
 from biarena.options import Options, options_model
 from biarena.records import Benchmark
 
@@ -22,6 +26,18 @@ app = typer.Typer(help="Import a published benchmark into biarena's native forma
 
 OUT = typer.Option(..., "-o", "--out", help="Directory to write the benchmark to (absent or empty).")
 FORCE = flag("--force", "Replace an existing benchmark directory (never any other folder).")
+NO_GOLD_CHECK = flag("--no-gold-check", "Do not run the gold once imported (it counts the gold that fails).")
+
+
+def _skip_missing(takes: bool) -> Any:
+    """The --skip-missing flag, shown only on the importers that take it."""
+    return typer.Option(
+        False,
+        "--skip-missing",
+        metavar="",
+        hidden=not takes,
+        help="Import only the questions whose database is present and count the others (-O skip_missing=true).",
+    )
 
 
 def _say(line: str) -> None:
@@ -72,7 +88,7 @@ IMPORT_SWITCHES = {"--no-evidence": "evidence=false"}
 """Flags without a value that stand for an option: `import bird --no-evidence` hides BIRD's evidence."""
 
 
-def _import(name: str, path: Path, out: Path, force: bool, options: Options) -> None:
+def _import(name: str, path: Path, out: Path, force: bool, options: Options, gold_check: bool = True) -> None:
     """Run importer `name` and save what it read (an importer that is a context manager is read inside it)."""
     with ExitStack() as stack:
         made = IMPORTERS[name](path, options)
@@ -88,6 +104,46 @@ def _import(name: str, path: Path, out: Path, force: bool, options: Options) -> 
         for note in getattr(made, "notes", []):  # Spider 2.0-lite's instances skipped or without gold
             _say(note)
         _save(benchmark, out, force, getattr(options, "now", None))
+    if gold_check:
+        _check_gold(out)
+
+
+_QUIET_CHECK = 50
+"""Questions whose gold is run without first saying so (more may take a while)."""
+
+
+def _check_gold(out: Path) -> None:
+    """Run the imported benchmark's gold and say how many questions' gold fails to run or is undetermined: those
+    are left out of execution accuracy, so a figure over them must say so."""
+    try:
+        benchmark = load_benchmark(out)
+        pool = DatabasePool(benchmark, limits=SandboxLimits())
+        if len(benchmark.questions) > _QUIET_CHECK:
+            _say(f"running the gold of {len(benchmark.questions)} questions (--no-gold-check skips it)")
+        try:
+            pool.open_all()
+            health = check_gold(benchmark, pool)
+        finally:
+            pool.close()
+    except (BiarenaError, OSError, sqlite3.Error) as error:  # the benchmark is written: a failed check keeps it
+        _say(f"gold not checked ({error}): check it with biarena audit {out}")
+        return
+    _say(gold_health_line(health, f"biarena audit {out}"))
+
+
+def gold_health_line(health: GoldHealth, audit: str) -> str:
+    """`gold: ...` in one line: how many questions' gold runs, and the first failing ones with why."""
+    with_gold = health.questions - health.without_gold
+    if health.healthy:
+        return f"gold: every question's gold runs ({with_gold} with gold" + (
+            f", {health.without_gold} without)" if health.without_gold else ")"
+        )
+    examples = (health.failing + health.undetermined)[:3]
+    shown_ones = "; ".join(f"{qid}: {why[:80]}" for qid, why in examples)
+    return (
+        f"gold: {health.usable} of {with_gold} questions' gold runs ({health.problems()}; e.g. "
+        f"{shown_ones}); execution accuracy counts only the {health.usable}: see them with {audit}"
+    )
 
 
 def _help(name: str) -> str:
@@ -110,13 +166,21 @@ def _command(name: str) -> Callable[..., None]:
         option: list[str] | None = option_pairs(f"biarena describe importer {name}"),
         options_file: Path | None = OPTIONS_FILE,
         force: bool = FORCE,
+        skip_missing: bool = _skip_missing("skip_missing" in options_model(IMPORTERS[name]).model_fields),
+        no_gold_check: bool = NO_GOLD_CHECK,
         legacy: list[str] | None = LEGACY,
     ) -> None:
         with _one_line():
             model = options_model(IMPORTERS[name])
-            options = gather_options(model, f"importer '{name}'", [*(legacy or []), *(option or [])], options_file)
+            pairs = [*(legacy or []), *(option or [])]
+            if skip_missing:
+                if "skip_missing" not in model.model_fields:
+                    takers = [n for n in IMPORTERS if "skip_missing" in options_model(IMPORTERS[n]).model_fields]
+                    raise UsageError(f"--skip-missing applies to {', '.join(takers)}; not to import {name}")
+                pairs.insert(0, "skip_missing=true")
+            options = gather_options(model, f"importer '{name}'", pairs, options_file)
             check_target(out, overwrite=force)
-            _import(name, path, out, force, options)
+            _import(name, path, out, force, options, not no_gold_check)
 
     return command
 

@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from biarena.agents import MODEL_AGENTS, SYSTEMS, System, system_factory
+from biarena.agents.predictions import PredictionsSystem
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err
 from biarena.cli.legacy_flags import LEGACY, legacy_command, legacy_flags
@@ -157,6 +158,11 @@ def run(
         None, "--label", help="How reports name this run (default: agent · model, e.g. 'sequential · qwen2.5-coder')."
     ),
     retry_errors: bool = flag("--retry-errors", "Ask again the questions the run holds no answer for (errors)."),
+    partial: bool = flag(
+        "--partial",
+        "Accept a predictions file that covers only some questions or names others (they are listed; a question "
+        "without a prediction counts 0).",
+    ),
     accepted_only: bool = flag("--accepted-only", "Only the questions accepted in validation (edits applied)."),
     force: bool = flag("--force", "Start the run file over when it holds a different run (its answers are deleted)."),
     db_url: list[str] | None = DB_URL,
@@ -176,7 +182,7 @@ def run(
     Exit codes:
     0 every question has an answer (right or wrong);
     1 no answer succeeded (none ran SQL);
-    2 bad input;
+    2 bad input (a predictions file that does not match the questions, unless --partial);
     3 model errors left questions without an answer (ask them again with --retry-errors);
     4 stopped early: the model's server does not answer;
     130 interrupted.
@@ -226,6 +232,7 @@ def run(
             force=force,
             retry_errors=retry_errors,
             repeats=repeats,
+            partial=partial,
         )
     except KeyboardInterrupt:
         _say(f"interrupted: the answers recorded so far are kept; run the same command again to resume {out}")
@@ -258,11 +265,13 @@ def execute_run(
     label: str | None = None,
     force: bool = False,
     retry_errors: bool = False,
+    partial: bool = False,
     on_answer: Callable[[RunProgress], None] | None = None,
     repeats: int | None = None,
 ) -> RunSummary:
     """Open (start, resume or grow) the run file, answer its questions with a progress display, and summarize.
 
+    A predictions file that does not match the questions is refused (UsageError) unless `partial`.
     `on_answer`, when given, prints each answer as it is recorded instead of the one-line progress log. `repeats`
     asks each question that many times (None: as many as the run file records, 1 for a new one).
     """
@@ -278,13 +287,11 @@ def execute_run(
         label=label,
         fingerprint=fingerprint,
     )
-    unknown = getattr(chosen, "unknown_ids", None)
-    if unknown is not None and (ids := unknown({q.id for q in benchmark.questions})):
-        known = len(getattr(chosen, "predictions", ids))
-        what = f"none of the {known} predictions names" if len(ids) == known else f"{len(ids)} predictions name no"
-        _say(f"warning: {what} a question of '{benchmark.name}' (e.g. {_clip(ids[0], 80)!r})")
+    mismatch = _check_coverage(chosen, benchmark, questions, partial) if isinstance(chosen, PredictionsSystem) else None
     with RunStore(out, create=True) as store:
         opening = open_run(store, spec, questions, force=force, order=[q.id for q in benchmark.questions])
+        if mismatch is not None:  # said once the run file is known to be this run's
+            _say(mismatch)
         selected = {q.id for q in questions}
         recorded = 1 if opening.started else store.repeats()
         asked = repeats or recorded
@@ -370,6 +377,20 @@ def execute_run(
         return summary
     _print_summary(summary, out, hint_retry=not retry_errors and chosen.name not in _REPLAYS)
     return summary
+
+
+def _check_coverage(
+    chosen: PredictionsSystem, benchmark: Benchmark, questions: list[Question], partial: bool
+) -> str | None:
+    """Refuse a predictions file that names unknown questions or leaves some without a prediction, in one line
+    with the counts and first ids; with `partial`, return that line as a warning (None when the file matches)."""
+    coverage = chosen.coverage(benchmark, questions)
+    if coverage.complete:
+        return None
+    line = f"predictions {chosen.path.name} do not match: " + coverage.summary(chosen.count, benchmark.name)
+    if not partial:
+        raise UsageError(line + "; run with --partial to score the questions they cover")
+    return f"warning (--partial): {line}"
 
 
 def resume_command() -> str:

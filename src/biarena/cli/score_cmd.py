@@ -27,6 +27,7 @@ from biarena.llm import DEFAULT_MODEL, Model, get_model
 from biarena.llm.notices import listening
 from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
 from biarena.metrics.contracts import split_contract_names
+from biarena.metrics.gold_health import gold_metric, scored_gold_health
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner import RunStore, benchmark_fingerprint
 from biarena.scoring import (
@@ -39,7 +40,7 @@ from biarena.scoring import (
     score_run,
     setup_scorers,
 )
-from biarena.scoring.infos import is_judge
+from biarena.scoring.infos import ScoreInfos, is_judge
 
 
 def score(
@@ -122,6 +123,9 @@ def score(
     judge_temperature: float = typer.Option(
         0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
     ),
+    failed: bool = flag(
+        "--failed", "List every result the run holds that failed (question, scorer, why); score nothing."
+    ),
 ) -> None:
     """Score a run (execution, SER, execution accuracy, semantic and result similarity), and judge it with --judge.
 
@@ -134,6 +138,9 @@ def score(
     When max_outage judgements in a row (--judge-M max_outage=N, default 3) get no reply from the judge's server,
     scoring stops (exit code 4) and prints the command that scores the rest.
     """
+    if failed:
+        _list_failed(run_path)
+        return
     # each name with the word an unknown one is called by (the option that named it)
     named = [(n, "scorer") for n in scorers or []]
     named += [(n.strip(), "metric") for n in (metrics or "").split(",") if n.strip()]
@@ -187,6 +194,7 @@ def score(
                 stopped: Model | None = down.model
             else:
                 stopped = None
+            gold = _gold_health_line(store, spec.benchmark if benchmark_arg is None else benchmark_arg)
         finally:
             pool.close()
     if stopped is not None:
@@ -203,7 +211,59 @@ def score(
     if summary.unreached:
         _say(f"{summary.unreached} judgements not made: the model's server did not answer; run the same command again")
     if summary.failed:
-        _say(f"{summary.failed} failed: see why with biarena show {run_path} --trace QUESTION_ID")
+        _say_failures(summary.failures, run_path)
+    if gold is not None:
+        _say(gold)
+
+
+def _gold_health_line(store: RunStore, benchmark: str) -> str | None:
+    """`gold: ...`: how many questions the gold metric counts, and why it leaves the others out (None when it
+    counts every question, or the run has no gold metric)."""
+    scores = store.scores()
+    name = gold_metric({s.name for s in scores}, ScoreInfos.of(scores))
+    if name is None:
+        return None
+    health = scored_gold_health(store.questions(), scores, name)
+    if health.healthy and not health.without_gold:
+        return None
+    examples = ", ".join(qid for qid, _ in (health.failing + health.undetermined)[:5])
+    audit = f"; see them with biarena audit {benchmark}" if not health.healthy else ""
+    return (
+        f"gold: {name} counts {health.usable} of {health.questions} questions ({health.problems()}"
+        + (f"; e.g. {examples}" if examples else "")
+        + f"){audit}"
+    )
+
+
+SHOWN_FAILURES = 10
+"""Failed results `score` names after a pass; `score RUN --failed` lists them all."""
+
+
+def _failure_line(question_id: str, scorer: str, why: str) -> str:
+    lines = why.strip().splitlines()
+    return f"  {question_id} ({scorer}): {(lines[0] if lines else why)[:200]}"
+
+
+def _say_failures(failures: list[tuple[str, str, str]], run_path: Path) -> None:
+    """The results that failed in this pass: the first few with why, and how to see the rest and each one's trace."""
+    _say(f"{len(failures)} failed:")
+    for failure in failures[:SHOWN_FAILURES]:
+        _say(_failure_line(*failure))
+    rest = len(failures) - SHOWN_FAILURES
+    if rest > 0:
+        _say(f"  ... and {rest} more: list them all with biarena score {run_path} --failed")
+    _say(f"a question's scoring in full: biarena show {run_path} --trace QUESTION_ID")
+
+
+def _list_failed(run_path: Path) -> None:
+    """Print every failed result the run holds, one a line, to stdout."""
+    with RunStore(run_path) as store:
+        if store.spec() is None:
+            raise FormatError(f"{run_path}: the run has no answers yet")
+        failures = [(r.question_id, r.scorer, r.failed) for r in store.results() if r.failed is not None]
+    for failure in failures:
+        sys.stdout.write(_failure_line(*failure).strip() + "\n")
+    _say(f"{len(failures)} failed results in {run_path}")
 
 
 def contract_scorers(contracts: list[str] | None, suite: int | None, present: set[str]) -> list:

@@ -1,5 +1,8 @@
 """`semantic_similarity` scorer: the best BIS semantic similarity over the gold queries."""
 
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
 from biarena.db import SqlProblem
 from biarena.metrics.budget import OverBudget
 from biarena.metrics.context import ScoringContext
@@ -7,6 +10,18 @@ from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.metrics.semantic_similarity import ComparableQuery, SemanticSimilarity, comparable, compare
 from biarena.records import Answer, Question, Score
 from biarena.scoring.score_info import ScoreInfo
+
+
+def _source(context: ScoringContext, question: Question, sql: str) -> str | exp.Expression:
+    """The answer's query as the engine would run it (its tree), or its text when the engine's reader cannot parse
+    it (then `comparable` tries the lenient readers)."""
+    statement = context.statement(question, sql)
+    if isinstance(statement, SqlProblem):
+        return sql
+    try:
+        return statement.tree
+    except (SqlglotError, RecursionError):
+        return sql
 
 
 class SemanticSimilarityScorer(MetricScorer):
@@ -49,19 +64,18 @@ class SemanticSimilarityScorer(MetricScorer):
             return [make_score(self, question, "semantic_similarity", 0.0, rationale="no gold query parses")]
         budget = context.budget
         deadline = budget.deadline()
-        statement = context.statement(question, answer.final_sql)
-        source = answer.final_sql if isinstance(statement, SqlProblem) else statement.tree
         best: SemanticSimilarity | None = None
         try:
+            source = _source(context, question, answer.final_sql)
             predicted = comparable(source, dialect, budget=budget, deadline=deadline)
+            if predicted is None:
+                # a syntax metric has nothing to compare: not a miss, and not the scorer failing either
+                why = "unparsable: the answer's SQL is not one query any SQL reader here parses"
+                return [make_score(self, question, "semantic_similarity", None, unparsable=True, rationale=why)]
             for gold in golds:
                 if gold is None:
                     continue
-                found = (
-                    SemanticSimilarity(0.0, 0, 0, False)
-                    if predicted is None
-                    else compare(gold, predicted, budget=budget, deadline=deadline)
-                )
+                found = compare(gold, predicted, budget=budget, deadline=deadline)
                 if best is None or found.value > best.value:
                     best = found
         except OverBudget as why:

@@ -1,5 +1,6 @@
 """BIS SQL semantic similarity: an AST diff where keeps, moves and aliases are free and a changed table is fatal."""
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
@@ -12,6 +13,7 @@ from sqlglot.errors import SqlglotError
 from biarena.metrics.budget import NO_DEADLINE, Deadline, OverBudget, ScoringBudget
 
 _ALIAS_NODES = (exp.Alias, exp.TableAlias)
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,21 @@ def _measure(tree: exp.Expression, budget: ScoringBudget) -> int:
     return nodes
 
 
+LENIENT_DIALECTS = ("mysql",)
+"""Dialects a query is read in when the benchmark's own cannot tokenize it: MySQL's reader takes backslash-escaped
+quotes ('it\\'s') and backquoted names, which models write and BIS's script (sqlglot's default reader) accepts."""
+
+
+def parse_leniently(sql: str, dialect: str) -> list[exp.Expression] | None:
+    """`sql`'s statements read in `dialect`, else in the first lenient dialect that reads it; None when none does."""
+    for reader in (dialect, *(d for d in LENIENT_DIALECTS if d != dialect)):
+        try:
+            return [s for s in sqlglot.parse(sql, read=reader) if s is not None]
+        except SqlglotError:
+            continue
+    return None
+
+
 def comparable(
     source: str | exp.Expression,
     dialect: str,
@@ -134,8 +151,8 @@ def comparable(
                     f"the query is {len(source):,} characters, over the {budget.max_sql_chars:,}-character "
                     "scoring budget"
                 )
-            statements = [s for s in sqlglot.parse(source, read=dialect) if s is not None]
-            if len(statements) != 1:
+            statements = parse_leniently(source, dialect)
+            if statements is None or len(statements) != 1:
                 return None
             source = statements[0]
         deadline.check()
@@ -148,6 +165,10 @@ def comparable(
         raise OverBudget("the query nests too deeply to compare") from None
     nodes = _measure(tree, budget)
     deadline.check()
+    for identifier in tree.find_all(exp.Identifier):
+        # `name`, "name" and name are one name: quoting a plain name is no edit
+        if identifier.quoted and _PLAIN_NAME.match(identifier.name):
+            identifier.set("quoted", False)
     return ComparableQuery(canonical_aliases(tree, copy=False), nodes)
 
 

@@ -37,9 +37,14 @@ class SummaryRow:
 
 def unusable_gold(scores: list[Score]) -> set[tuple[str, str]]:
     """(question id, score name) pairs whose gold cannot be compared, as the scorers recorded it (None for a score
-    that compares with the gold means the gold cannot be compared, not a miss)."""
+    that compares with the gold means the gold cannot be compared, not a miss; an answer that does not parse is
+    the answer's matter, not the gold's)."""
     infos = ScoreInfos.of(scores)
-    return {(s.question_id, s.name) for s in scores if s.value is None and infos.info(s.name).needs_gold}
+    return {
+        (s.question_id, s.name)
+        for s in scores
+        if s.value is None and infos.info(s.name).needs_gold and not s.sub_scores.get("unparsable")
+    }
 
 
 def _kinds(questions: list[Question], answers: list[Answer] | None, scores: list[Score]) -> dict[str, str]:

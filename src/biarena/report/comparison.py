@@ -3,6 +3,7 @@
 from collections import Counter
 from dataclasses import dataclass, field
 
+from biarena.metrics.gold_health import GoldHealth, gold_metric, scored_gold_health
 from biarena.metrics.summary import ANSWERED, SummaryRow, overall, summarize, unusable_gold
 from biarena.records import Question
 from biarena.report.run_data import RunData
@@ -23,6 +24,15 @@ class ComparedRun:
     """Answered questions without scores yet."""
     errors: list[tuple[str, int]]
     """The most common errors behind failed outcomes, with their counts."""
+    gold_score: str | None = None
+    """The score that compares results with the gold (execution accuracy when the run has it), if any."""
+    gold: GoldHealth | None = None
+    """The compared questions by what their gold gave `gold_score`: runs, fails, undetermined, missing."""
+
+    @property
+    def scored(self) -> int | None:
+        """Questions `gold_score`'s overall mean counts (None without such a score)."""
+        return None if self.gold_score is None else self.overall.counts.get(self.gold_score, 0)
 
 
 @dataclass(frozen=True)
@@ -78,12 +88,16 @@ def compare(runs: list[RunData]) -> Comparison:
     names = score_names(runs)
     same_benchmark = len({run.spec.benchmark_name for run in runs}) == 1
     unusable = set().union(*(unusable_gold(run.scores) for run in runs)) if same_benchmark and runs else set()
+    infos = ScoreInfos.of(s for run in runs for s in run.scores)
     summaries = []
     for run in runs:
         keep = set(shared) if shared is not None else None
         questions = [q for q in run.questions if keep is None or q.id in keep]
         table = run.score_table()
         unscored = sum(1 for q in questions if run.outcome(q.id).kind in ANSWERED and not table.get(q.id))
+        own = {s.name for s in run.scores}
+        gold_score = gold_metric(own, infos)
+        gold = scored_gold_health(questions, run.scores, gold_score, unusable) if gold_score else None
         summaries.append(
             ComparedRun(
                 run=run,
@@ -95,6 +109,8 @@ def compare(runs: list[RunData]) -> Comparison:
                 ),
                 unscored=unscored,
                 errors=_errors(run, questions),
+                gold_score=gold_score,
+                gold=gold,
             )
         )
-    return Comparison(summaries, names, warnings, shared, ScoreInfos.of(s for run in runs for s in run.scores))
+    return Comparison(summaries, names, warnings, shared, infos)

@@ -107,8 +107,8 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
 
 
 def flat_records(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
-    """The columns and rows of CSV and Parquet exports: each score its own column (`score_NAME` when a score is
-    named like a field)."""
+    """The columns and rows of every export (JSONL, CSV, Parquet): each score its own column (`score_NAME` when a
+    score is named like a field)."""
     names = list(records[0]["scores"]) if records else []
     columns = {name: f"score_{name}" if name in FIELDS else name for name in names}
     rows = []
@@ -119,9 +119,10 @@ def flat_records(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[st
     return [*FIELDS, *columns.values()], rows
 
 
-def _jsonl(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
-    for record in records:
-        handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+def _jsonl(records: list[dict[str, Any]], handle: IO[bytes], nested: bool = False) -> None:
+    rows = records if nested else flat_records(records)[1]
+    for row in rows:
+        handle.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def _csv(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
@@ -153,6 +154,12 @@ def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
     handle.write(buffer.getvalue())
 
 
-def write_records(records: list[dict[str, Any]], fmt: str, handle: IO[bytes]) -> None:
-    """Write the records to a binary stream in `fmt`."""
-    {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt](records, handle)
+def write_records(records: list[dict[str, Any]], fmt: str, handle: IO[bytes], *, nested: bool = False) -> None:
+    """Write the records to a binary stream in `fmt`: every format has the same flat columns (one per score, as
+    `flat_records` names them); `nested` keeps JSONL's scores under "scores" instead."""
+    if nested and fmt != "jsonl":
+        raise UsageError(f"--nested applies to JSONL; {fmt} has one column per score")
+    if fmt == "jsonl":
+        _jsonl(records, handle, nested)
+        return
+    {"csv": _csv, "parquet": _parquet}[fmt](records, handle)

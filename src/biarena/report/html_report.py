@@ -20,6 +20,7 @@ from biarena.report.judge_check import CheckFigure
 from biarena.report.repeatability_tables import repeatability_tables
 from biarena.report.run_data import RunData, label_runs
 from biarena.report.svg_chart import PALETTE, grouped_bars, interval_plot
+from biarena.report.tables import gold_line
 from biarena.votes.vote import Vote
 from biarena.votes.vote_file import VoteFile
 
@@ -46,6 +47,7 @@ def _run_row(summary: ComparedRun, colour: str) -> dict[str, Any]:
         "overall": row,
         "outcomes": {k: row.outcomes.get(k, 0) for k in ("ran", "sql_failed", "no_answer", "unanswered")},
         "unscored": summary.unscored,
+        "gold": gold_line(summary),
         "errors": summary.errors,
         "usage": summary.run.usage(),
         "file": "/".join(part for part in (summary.run.path.parent.name, summary.run.path.name) if part),

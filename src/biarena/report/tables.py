@@ -13,8 +13,8 @@ SECTIONS = [("by category", "by_label"), ("by language", "by_language"), ("overa
 
 LEGEND = (
     "coverage: questions answered (the SQL ran or failed) of those asked; a question without an answer counts 0 "
-    "in every mean. 'scored': questions a metric scored (for the gold metrics, those whose gold runs); "
-    "'-': nothing to score."
+    "in every mean. 'scored': questions execution accuracy counts (those whose gold runs; without it, the most "
+    "any metric scored); '-': nothing to score."
 )
 
 
@@ -64,7 +64,20 @@ def outcome_line(summary: ComparedRun) -> str:
         line += f", {kinds['unanswered']} not run"
     if summary.unscored:
         line += f"; {summary.unscored} answers not scored yet"
-    return line
+    gold = gold_line(summary)
+    return line + (f"; {gold}" if gold else "")
+
+
+def gold_line(summary: ComparedRun, label: str = "EA") -> str | None:
+    """`EA over 60 of 500 questions (440 gold fail: biarena audit BENCH)` when the gold metric's mean counts fewer
+    questions than were compared; None when it counts them all (or the run has no gold metric)."""
+    gold, scored = summary.gold, summary.scored
+    if gold is None or scored is None or scored >= gold.questions:
+        return None
+    name = label if summary.gold_score == "execution_accuracy" else str(summary.gold_score)
+    problems = gold.problems()
+    audit = f": `biarena audit {summary.run.spec.benchmark}`" if not gold.healthy else ""
+    return f"{name} over {scored} of {gold.questions} questions" + (f" ({problems}{audit})" if problems else "")
 
 
 def usage_line(summary: ComparedRun) -> str:
@@ -102,6 +115,20 @@ def _row_json(row: SummaryRow, names: list[str]) -> dict[str, Any]:
     }
 
 
+def _gold_json(summary: ComparedRun) -> dict[str, Any] | None:
+    gold = summary.gold
+    if gold is None:
+        return None
+    return {
+        "score": summary.gold_score,
+        "scored": summary.scored,
+        "questions": gold.questions,
+        "gold_fail": len(gold.failing),
+        "undetermined": len(gold.undetermined),
+        "without_gold": gold.without_gold,
+    }
+
+
 def comparison_json(comparison: Comparison) -> dict[str, Any]:
     """Everything `show` prints, as JSON-ready data with full-precision means (judges' scores under `judges`)."""
     names = [n for n in comparison.names if not comparison.infos.is_judge(n)]
@@ -121,6 +148,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
                 "by_category": [_row_json(r, names) for r in summary.by_label],
                 "by_language": [_row_json(r, names) for r in summary.by_language],
                 "usage": run.usage().model_dump(),
+                "gold": _gold_json(summary),
             }
         )
     return {
@@ -151,7 +179,7 @@ def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
             cells = [summary.run.label, spec.system, spec.model, spec.benchmark_name, title.split()[-1], row.group]
             means = [None if comparison.infos.is_judge(n) else row.means.get(n) for n in names]
             cells += [row.count, row.answered, row.coverage, *means]
-            cells.append(scored_count(row, comparison.infos.metric_names(names)))
+            cells.append(scored_count(row, comparison.infos.metric_names(names), summary.gold_score))
             if usage:
                 spent = summary.run.usage()
                 cells += [getattr(spent, f) for f in USAGE_FIELDS]
@@ -175,8 +203,11 @@ def comparison_csv(comparison: Comparison, *, usage: bool = False) -> str:
     return buffer.getvalue()
 
 
-def scored_count(row: SummaryRow, names: list[str]) -> int:
-    """The questions of a row some metric among `names` has scored."""
+def scored_count(row: SummaryRow, names: list[str], gold_score: str | None = None) -> int:
+    """The questions of a row really scored: those `gold_score` (the run's gold metric) counts, a question whose
+    gold fails or is undetermined left out; without one, the most any metric among `names` has scored."""
+    if gold_score is not None:
+        return row.counts.get(gold_score, 0)
     return max((row.counts.get(name, 0) for name in names), default=0)
 
 
@@ -202,7 +233,7 @@ def comparison_rows(comparison: Comparison, field: str) -> tuple[list[str], list
     for summary, row in section_rows(comparison, field):
         cells = [row.group, *([summary.run.label] if several else []), coverage_text(row)]
         cells += [fmt(row.means.get(n)) for n in names]
-        cells.append(str(scored_count(row, comparison.infos.metric_names(names))))
+        cells.append(str(scored_count(row, comparison.infos.metric_names(names), summary.gold_score)))
         rows.append(cells)
     return headers, rows, set(range(2 if several else 1, len(headers)))
 

@@ -58,6 +58,8 @@ class ScoreSummary:
     stopped_by_budget: bool = False
     usage: Usage = field(default_factory=Usage)
     """Model calls and tokens spent now."""
+    failures: list[tuple[str, str, str]] = field(default_factory=list)
+    """(question id, scorer, why) of each result that failed now, in the order they were made."""
 
 
 def not_applicable(setup: ScorerSetup, question: Question) -> ScoreRecord:
@@ -202,6 +204,8 @@ def _run(
         spent = trace_usage(made.trace)
         summary.scored_now += 1
         summary.failed += made.failed is not None
+        if made.failed is not None:
+            summary.failures.append((question.id, setup.scorer.name, made.failed))
         for name in ("calls", "cache_hits", "prompt_tokens", "completion_tokens"):
             setattr(summary.usage, name, getattr(summary.usage, name) + getattr(spent, name))
         finished(question, store)

@@ -96,7 +96,7 @@ def test_import_run_score_show_export(bis_bench: Path, tmp_path: Path) -> None:
 
     nested = biarena("export", run, "--nested")
     assert nested.returncode == 0
-    assert set(json.loads(nested.stdout.splitlines()[0])["scores"]) == set(lines[0]) - set(list(lines[0])[:14])
+    assert set(json.loads(nested.stdout.splitlines()[0])["scores"]) == set(lines[0]) - set(list(lines[0])[:16])
     refused = biarena("export", run, "--nested", "-o", tmp_path / "nested.csv")
     assert refused.returncode == 2 and "--nested applies to JSONL" in refused.stderr
 

@@ -141,7 +141,7 @@ def test_tries_sampled_by_seed_give_hand_computed_pass_at_k_and_agreement(
     assert len(rows) == 12
     assert Counter(row["question_id"] for row in rows) == {"q0000": 4, "q0001": 4, "q0002": 4}
     assert sorted(row["try"] for row in rows if row["question_id"] == "q0001") == [0, 1, 2, 3]
-    accuracy = {(r["question_id"], r["try"]): r["scores"]["execution_accuracy"] for r in rows}
+    accuracy = {(r["question_id"], r["try"]): r["execution_accuracy"] for r in rows}
     assert [accuracy[("q0001", number)] for number in range(4)] == [1.0, 0.0, 1.0, 0.0]
     assert {r["question_id"]: r["tries_agree"] for r in rows} == {"q0000": True, "q0001": False, "q0002": True}
     report = tmp_path / "report.md"

@@ -250,11 +250,20 @@ def _foldable(node: exp.Func) -> bool:
     return all(isinstance(inner, plain) for inner in node.walk() if inner is not node)
 
 
+def _column_moment(node: exp.Func) -> exp.Expression | None:
+    """SQLite's one-argument `datetime(x)` over a computed value as a cast to TIMESTAMP (sqlglot leaves it an unknown
+    `DATETIME()` call, which other engines do not have); None for any other call."""
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() == "DATETIME" and len(node.expressions) == 1:
+        return exp.cast(node.expressions[0].copy(), exp.DataType.Type.TIMESTAMP)
+    return None
+
+
 def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
     """Evaluate SQLite date/time calls whose arguments are all literals, so other engines get plain values.
 
     SQLite's modifiers (`date(x, '-7 day', 'weekday 1')`) have no equivalent that sqlglot can transpile;
-    once the clock is anchored such calls are constants, so SQLite itself computes them. Returns a new tree.
+    once the clock is anchored such calls are constants, so SQLite itself computes them. A `datetime(col)` of a
+    column becomes a cast to TIMESTAMP. Returns a new tree.
     """
     import sqlite3
 
@@ -266,7 +275,15 @@ def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
             if isinstance(node, exp.AggFunc):
                 continue
             generated = node.sql(dialect="sqlite")
-            if generated.split("(", 1)[0].strip().lower() not in SQLITE_TIME_FUNCTIONS or not _foldable(node):
+            if generated.split("(", 1)[0].strip().lower() not in SQLITE_TIME_FUNCTIONS:
+                continue
+            if not _foldable(node):
+                moment = _column_moment(node)
+                if moment is not None:  # datetime(col): the moment its text names, as other engines read one
+                    if node is tree:
+                        tree = moment
+                    else:
+                        node.replace(moment)
                 continue
             try:
                 value = conn.execute(f"SELECT {generated}").fetchone()[0]

@@ -10,6 +10,7 @@ are computed in Python from the anchor and written as literals, so gold SQL neve
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import cache
 from typing import Literal
 
 from sqlglot import exp
@@ -294,6 +295,22 @@ def joined(*parts: exp.Expression) -> exp.Expression:
     return out
 
 
+@cache
+def _keywords() -> frozenset[str]:
+    """Words some engine's SQL reads as a keyword (DuckDB reads `install`), in upper case."""
+    from sqlglot.dialects import Dialect
+
+    engines = ("sqlite", "duckdb", "postgres")
+    return frozenset(word for name in engines for word in Dialect.get_or_raise(name).tokenizer_class.KEYWORDS)
+
+
+def _quote_keywords(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Identifier) and not node.quoted and node.name.upper() in _keywords():
+        return exp.Identifier(this=node.name, quoted=True)
+    return node
+
+
 def render(node: exp.Expression, dialect: str) -> str:
-    """The expression as SQL text of the dialect."""
-    return node.sql(dialect=dialect)
+    """The expression as SQL text of the dialect, a name that any engine reads as a keyword quoted (a table named
+    `install` is a keyword to DuckDB, which reads this text when a benchmark written for SQLite runs there)."""
+    return node.transform(_quote_keywords).sql(dialect=dialect)

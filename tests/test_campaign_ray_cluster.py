@@ -4,9 +4,11 @@ where nothing listens."""
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -66,11 +68,13 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         token_path.write_text(os.urandom(32).hex(), encoding="utf-8")
         auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token_path)}
     port = _free_port()
+    # Ray's socket paths live under its temp dir and may not pass 107 bytes: a pytest worker's path is too long
+    short_temp = tempfile.mkdtemp(prefix="br-", dir="/tmp")
     log = (root / "ray.log").open("w")
     head = subprocess.Popen(
         [
             *(sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block"),
-            *("--port", str(port), "--temp-dir", str(root / "t"), "--num-cpus", "2"),
+            *("--port", str(port), "--temp-dir", short_temp, "--num-cpus", "2"),
             *("--include-dashboard", "false", "--disable-usage-stats"),
             *("--node-ip-address", "127.0.0.1"),  # the node names loopback to its clients, not the machine's address
         ],
@@ -100,6 +104,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             with contextlib.suppress(psutil.NoSuchProcess):
                 process.kill()
         log.close()
+        shutil.rmtree(short_temp, ignore_errors=True)
 
 
 def _campaign(plan: Path, out: Path, address: str, **environ: str | None) -> subprocess.CompletedProcess:

@@ -1,11 +1,10 @@
 """Fixtures: the shop database on SQLite (text dates), DuckDB (typed, and text) and a throwaway PostgreSQL server."""
 
-import os
 from collections.abc import Iterator
 
 import pytest
 
-from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
+from tests.postgres_server import create_database, create_read_only_role, postgres_server, require_postgres
 from tests.shop_engines import Shop, make_shop, write_duckdb, write_postgres, write_sqlite
 
 
@@ -31,11 +30,7 @@ def shop_files(shop: Shop, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 @pytest.fixture(scope="module")
 def shop_postgres(shop: Shop) -> Iterator[str]:
     """The shop on a throwaway PostgreSQL server: the URL of a read-only role."""
-    if postgres_bin() is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL must be installed in CI (scripts/test installs it)")
-        pytest.skip("PostgreSQL is not installed")
-    pytest.importorskip("psycopg")
+    require_postgres()
     with postgres_server() as base:
         url = create_database(base, "shop")
         write_postgres(shop, url)

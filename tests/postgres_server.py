@@ -28,6 +28,17 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def require_postgres() -> None:
+    """Skip the test where PostgreSQL or psycopg is missing; fail it in CI, which must have them."""
+    import pytest
+
+    if postgres_bin() is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL must be installed in CI (scripts/test installs it)")
+        pytest.skip("PostgreSQL is not installed")
+    pytest.importorskip("psycopg")
+
+
 @contextmanager
 def postgres_server() -> Iterator[str]:
     """Start a server on 127.0.0.1 with trust authentication; yield its base URL; stop and remove it."""

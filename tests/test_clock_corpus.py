@@ -22,7 +22,12 @@ import yaml
 from biarena.db import Database, SqlError, SqlRejected, open_database
 from biarena.db.allowed_functions import allowed_functions
 from tests.conftest import ROOT
-from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
+from tests.postgres_server import (
+    create_database,
+    create_read_only_role,
+    postgres_server,
+    require_postgres,
+)
 
 ANCHOR = datetime(2019, 3, 15, 10, 20, 30)
 CORPUS = ROOT / "tests" / "fixtures" / "clock"
@@ -166,11 +171,7 @@ def duckdb_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Da
 
 @pytest.fixture(scope="module")
 def postgres_engine() -> Iterator[tuple[Database, Run]]:
-    if postgres_bin() is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL must be installed in CI (scripts/test installs it)")
-        pytest.skip("PostgreSQL is not installed")
-    pytest.importorskip("psycopg")
+    require_postgres()
     import sqlalchemy as sa
 
     with postgres_server() as base:

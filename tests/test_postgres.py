@@ -10,7 +10,12 @@ from biarena.benchmarks import load_benchmark
 from biarena.db import SqlError, SqlRejected, SqlTimeout, copy_database, describe_schema, open_database
 from biarena.errors import UsageError
 from biarena.runner import RunStore
-from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
+from tests.postgres_server import (
+    create_database,
+    create_read_only_role,
+    postgres_server,
+    require_postgres,
+)
 from tests.test_cli import assert_user_error
 
 SECRET = "biarena-postgres-secret"
@@ -18,11 +23,7 @@ SECRET = "biarena-postgres-secret"
 
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[str]:
-    if postgres_bin() is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL must be installed in CI (scripts/test installs it)")
-        pytest.skip("PostgreSQL is not installed")
-    pytest.importorskip("psycopg")
+    require_postgres()
     with postgres_server() as url:
         yield url
 

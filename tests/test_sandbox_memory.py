@@ -2,7 +2,6 @@
 the next statement on the database runs; on PostgreSQL a slow fetch ends within the time limit plus 2 s."""
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +13,12 @@ import pytest
 
 from biarena.db import SqlTimeout, open_database
 from biarena.db.fetch_capped import CELL_OVERHEAD
-from tests.postgres_server import create_database, create_read_only_role, postgres_bin, postgres_server
+from tests.postgres_server import (
+    create_database,
+    create_read_only_role,
+    postgres_server,
+    require_postgres,
+)
 
 MIB = 2**20
 LIMIT = 256 * MIB
@@ -119,11 +123,7 @@ def test_duckdb_statements_are_bounded(tmp_path: Path, sql: str, outcomes: set[s
 @pytest.fixture(scope="module")
 def reader_url() -> Iterator[str]:
     """A database on a throwaway server, as the docs' read-only role."""
-    if postgres_bin() is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL must be installed in CI (scripts/test installs it)")
-        pytest.skip("PostgreSQL is not installed")
-    pytest.importorskip("psycopg")
+    require_postgres()
     with postgres_server() as url:
         create_database(url, "bench")
         yield create_read_only_role(url, "bench")

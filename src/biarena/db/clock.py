@@ -1,6 +1,7 @@
 """Clock anchoring: rewrite every way a statement reads the current time (`now()`, `CURRENT_DATE`, 'today'::date,
 one-argument `age(x)`, ...) to a fixed moment in the AST, and guard the values only the run can show."""
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 
@@ -238,6 +239,10 @@ def _cast_functions_as_casts(tree: exp.Expression) -> None:
             node.replace(exp.Cast(this=target[0], to=target[1]))
 
 
+_TIME_CALL = re.compile(r"\b(?:" + "|".join(sorted(SQLITE_TIME_FUNCTIONS)) + r")\s*\(", re.IGNORECASE)
+"""A SQLite time call in generated SQL: every call the fold could change starts so in the whole tree's text."""
+
+
 def _foldable(node: exp.Func) -> bool:
     """True when SQLite may compute `node` once, ahead: no column, and each time value a plain literal (a computed
     one could be 'now', which SQLite would read from the real clock)."""
@@ -258,16 +263,20 @@ def _column_moment(node: exp.Func) -> exp.Expression | None:
     return None
 
 
-def fold_sqlite_time_calls(tree: exp.Expression) -> exp.Expression:
+def fold_sqlite_time_calls(tree: exp.Expression, *, copy: bool = True) -> exp.Expression:
     """Evaluate SQLite date/time calls whose arguments are all literals, so other engines get plain values.
 
     SQLite's modifiers (`date(x, '-7 day', 'weekday 1')`) have no equivalent that sqlglot can transpile;
     once the clock is anchored such calls are constants, so SQLite itself computes them. A `datetime(col)` of a
-    column becomes a cast to TIMESTAMP. Returns a new tree.
+    column becomes a cast to TIMESTAMP. Returns a new tree, or with `copy=False` works on `tree` itself (which the
+    caller then reads from the return value: a call at the root is replaced whole).
     """
     import sqlite3
 
-    tree = tree.copy()
+    if _TIME_CALL.search(tree.sql(dialect="sqlite")) is None:
+        return tree.copy() if copy else tree  # no SQLite time call anywhere: nothing to fold
+    if copy:
+        tree = tree.copy()
     conn = sqlite3.connect(":memory:")
     try:
         # Innermost first, so that a call whose arguments fold becomes foldable itself.

@@ -135,7 +135,7 @@ class Database(ABC):
                 # that runs the statement, so a statement in another dialect gets them once it is in the engine's.
                 tree, changed = anchor_clock(tree, now, source, copy=False, guard=source == self.dialect)
             if source == "sqlite" and self.dialect != "sqlite":
-                tree = fold_sqlite_time_calls(tree)
+                tree = fold_sqlite_time_calls(tree, copy=False)
             if source == self.dialect and not changed:
                 return PreparedStatement(sql, self.dialect, tree)
             # The tree is this call's own: the generator may work on it without a copy.

@@ -111,6 +111,26 @@ def test_folding_for_another_engine_never_reads_the_real_clock() -> None:
     assert "'2020-01-02'" in folded and "'n' || 'ow'" in folded
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT a, SUM(b) FROM t GROUP BY a",
+        "SELECT date('2020-01-01', '+1 day'), x FROM t",
+        "SELECT DATETIME(ts) FROM t",
+        "SELECT strftime('%Y', '2020-05-01') || upper(x) FROM t",
+        "SELECT date('2020-01-01')",
+    ],
+)
+def test_folding_in_place_gives_what_folding_a_copy_gives(sql: str) -> None:
+    tree = parse_statements(sql, "sqlite")[0]
+    untouched = tree.sql(dialect="sqlite")
+    copied = fold_sqlite_time_calls(tree).sql(dialect="duckdb")
+    assert tree.sql(dialect="sqlite") == untouched  # the default leaves the caller's tree alone
+    assert fold_sqlite_time_calls(tree, copy=False).sql(dialect="duckdb") == copied
+    if not any(name in sql.lower() for name in ("date", "time")):
+        assert copied == parse_statements(sql, "sqlite")[0].sql(dialect="duckdb")
+
+
 def test_sqlite_gold_on_duckdb_is_anchored_before_it_is_translated(tmp_path: Path) -> None:
     duckdb = pytest.importorskip("duckdb")
     path = tmp_path / "g.duckdb"

@@ -3,12 +3,12 @@
 import time
 from contextlib import ExitStack
 
+import biarena.llm.writing_notices as writing
 from biarena.cli import notice_line
 from biarena.cli.notice_line import notice_listener
-from biarena.llm import local_provider
-from biarena.llm.local_provider import writing_notices
 from biarena.llm.notices import Notice, listening
 from biarena.llm.speculative_llama import SpeculativeLlama
+from biarena.llm.writing_notices import writing_notices
 
 
 class Writer:
@@ -19,7 +19,7 @@ class Writer:
 
 
 def test_a_reply_being_written_is_told_with_tokens_and_rate(monkeypatch) -> None:
-    monkeypatch.setattr(local_provider, "WRITING_EVERY", 0.05)
+    monkeypatch.setattr(writing, "WRITING_EVERY", 0.05)
     heard: list[Notice] = []
     llama = Writer()
     with listening(heard.append), writing_notices(llama):

@@ -4,6 +4,7 @@ asked (they ignore it, refuse `stream_options`, count no tokens, or cut a stream
 
 import json
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,26 @@ def test_tokens_written_and_the_rate_are_told_while_a_reply_streams(
     last = told[-1]
     assert 0 < last.tokens <= len(pieces(answer({}))) and last.rate > 0
     assert last.text == f"openai:m writing: {about}{last.tokens} tokens, {about}{last.rate:.1f} tok/s"
+
+
+def test_replies_streamed_at_once_are_shown_together_on_the_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writing, "WRITING_EVERY", 0.05)
+    shown: list[str] = []
+
+    def short_and_long(body: dict) -> str:  # the second reply goes on alone after the first ended
+        return "four legs " * (3 if body["messages"][-1]["content"] == "q1" else 20)
+
+    listener = notice_line.notice_listener(True, shown.append, print)
+    with stream_server(short_and_long, pause=0.05) as (url, _), listening(listener):
+        model = model_for(url, tmp_path, "connections=2")
+        with ThreadPoolExecutor(2) as pool:
+            asked = [pool.submit(model.chat, [{"role": "user", "content": f"q{n}"}]) for n in (1, 2)]
+            replies = [future.result().text for future in asked]
+    assert replies == [short_and_long({"messages": [{"content": f"q{n}"}]}) for n in (1, 2)]
+    assert any(line.startswith("2 replies at once: ~") and line.endswith(" tok/s") for line in shown), shown
+    assert shown[-1].startswith("openai:m writing: ~")  # the reply that ended first is no longer counted
 
 
 def test_a_piped_run_prints_the_progress_line_of_a_streamed_reply(

@@ -1,8 +1,8 @@
 """streamed_completion: one chat completion read as an OpenAI-compatible server streams it (server-sent events), or
 as a plain JSON body from a server that does not stream, into the same `Completion`."""
 
-import importlib
 import json
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,17 +13,10 @@ from biarena.llm.writing_notices import Tally
 
 def http_errors() -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
     """The HTTP client's own request errors and, among them, its timeouts (httpx, and httpx2 under newer openai SDKs):
-    what reading a streamed body may raise without the SDK wrapping it."""
-    errors: list[type[Exception]] = []
-    timeouts: list[type[Exception]] = []
-    for name in ("httpx", "httpx2"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        errors.append(module.RequestError)
-        timeouts.append(module.TimeoutException)
-    return tuple(errors), tuple(timeouts)
+    what reading a streamed body may raise without the SDK wrapping it. Only a client already loaded (by the SDK)
+    can raise them."""
+    loaded = [sys.modules[name] for name in ("httpx", "httpx2") if name in sys.modules]
+    return tuple(module.RequestError for module in loaded), tuple(module.TimeoutException for module in loaded)
 
 
 def streamed_completion(stream: Any, tally: Tally) -> Completion:

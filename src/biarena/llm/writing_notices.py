@@ -1,5 +1,6 @@
 """writing_notices: tell listeners, every `WRITING_EVERY` seconds while a reply is written, how far it has come."""
 
+import itertools
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from biarena.llm.notices import Notice, notify
 
 WRITING_EVERY = 1.0
 """Seconds between two `writing` notices while a reply is written."""
+
+_SOURCES = itertools.count(1)
 
 
 @dataclass
@@ -39,21 +42,26 @@ class Tally:
 def writing_notices(tally: Any, who: str = "local model", reading: str = "reading the prompt") -> Iterator[None]:
     """While the block runs, tell listeners every `WRITING_EVERY` seconds how far the reply is: tokens written and
     tokens per second since the first one (`tally` has `written` and `first_written_at`, and `approximate` when the
-    count is the server's pieces: then it reads `~N tokens`); before the first, that `who` is `reading`. The reply
-    itself is made as it would be without them."""
+    count is the server's pieces: then it reads `~N tokens`); before the first, that `who` is `reading`. A reply that
+    was told about ends with an `ended` notice. The reply itself is made as it would be without them."""
     done = threading.Event()
     started = time.monotonic()
+    source = next(_SOURCES)
+    told = threading.Event()
 
     def tell() -> None:
         while not done.wait(WRITING_EVERY):
+            told.set()
             written, first = getattr(tally, "written", 0), getattr(tally, "first_written_at", None)
             if first is None:
-                notify(Notice("writing", f"{who} {reading} ({time.monotonic() - started:.0f} s)", tokens=0, rate=0.0))
+                text = f"{who} {reading} ({time.monotonic() - started:.0f} s)"
+                notify(Notice("writing", text, tokens=0, rate=0.0, source=source))
                 continue
             rate = written / max(time.monotonic() - first, 1e-6)
-            about = "~" if getattr(tally, "approximate", False) else ""
+            approximate = bool(getattr(tally, "approximate", False))
+            about = "~" if approximate else ""
             text = f"{who} writing: {about}{written} tokens, {about}{rate:.1f} tok/s"
-            notify(Notice("writing", text, tokens=written, rate=rate))
+            notify(Notice("writing", text, tokens=written, rate=rate, approximate=approximate, source=source))
 
     thread = threading.Thread(target=tell, name="biarena-writing", daemon=True)
     thread.start()
@@ -62,3 +70,5 @@ def writing_notices(tally: Any, who: str = "local model", reading: str = "readin
     finally:
         done.set()
         thread.join()
+        if told.is_set():
+            notify(Notice("writing", "", source=source, ended=True))

@@ -3,12 +3,12 @@
 import time
 from contextlib import ExitStack
 
+import biarena.llm.writing_notices as writing
 from biarena.cli import notice_line
 from biarena.cli.notice_line import notice_listener
-from biarena.llm import local_provider
-from biarena.llm.local_provider import writing_notices
 from biarena.llm.notices import Notice, listening
 from biarena.llm.speculative_llama import SpeculativeLlama
+from biarena.llm.writing_notices import writing_notices
 
 
 class Writer:
@@ -19,7 +19,7 @@ class Writer:
 
 
 def test_a_reply_being_written_is_told_with_tokens_and_rate(monkeypatch) -> None:
-    monkeypatch.setattr(local_provider, "WRITING_EVERY", 0.05)
+    monkeypatch.setattr(writing, "WRITING_EVERY", 0.05)
     heard: list[Notice] = []
     llama = Writer()
     with listening(heard.append), writing_notices(llama):
@@ -30,7 +30,8 @@ def test_a_reply_being_written_is_told_with_tokens_and_rate(monkeypatch) -> None
             llama.written += 3
     assert heard and all(n.kind == "writing" for n in heard)
     assert heard[0].text.startswith("local model reading the prompt")
-    last = heard[-1]
+    assert heard[-1].ended and not heard[-1].text and not any(n.ended for n in heard[:-1])
+    last = heard[-2]
     assert last.tokens > 0 and last.rate > 0
     assert last.text == f"local model writing: {last.tokens} tokens, {last.rate:.1f} tok/s"
     count = len(heard)
@@ -75,3 +76,30 @@ def test_a_terminal_shows_notices_on_the_bar_and_a_pipe_gets_a_line_every_ten_se
     ]
     piped(Notice("note", "a note"))
     assert said[-1] == "a note"
+
+
+def test_replies_written_at_once_are_shown_together_until_each_ends(monkeypatch) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(notice_line.time, "monotonic", lambda: clock[0])
+    shown: list[str] = []
+    on_bar = notice_listener(True, shown.append, shown.append)
+
+    def writing(source: int, tokens: int, rate: float) -> Notice:
+        text = f"openai:m writing: ~{tokens} tokens, ~{rate:.1f} tok/s"
+        return Notice("writing", text, tokens=tokens, rate=rate, approximate=True, source=source)
+
+    on_bar(writing(1, 10, 5.0))
+    assert shown[-1] == "openai:m writing: ~10 tokens, ~5.0 tok/s"
+    on_bar(Notice("writing", "openai:m waiting for the first token (1 s)", source=2))
+    assert shown[-1] == "2 replies at once: ~10 tokens, ~5.0 tok/s"
+    on_bar(writing(2, 4, 2.0))
+    assert shown[-1] == "2 replies at once: ~14 tokens, ~7.0 tok/s"
+    count = len(shown)
+    on_bar(Notice("writing", "", source=1, ended=True))
+    assert len(shown) == count  # an ended reply shows nothing, and is no longer counted
+    on_bar(writing(2, 6, 2.0))
+    assert shown[-1] == "openai:m writing: ~6 tokens, ~2.0 tok/s"
+    on_bar(writing(3, 1, 1.0))
+    clock[0] += 10  # reply 3 went silent without its ended notice: it is not counted once it is long silent
+    on_bar(writing(2, 8, 2.0))
+    assert shown[-1] == "openai:m writing: ~8 tokens, ~2.0 tok/s"

@@ -3,7 +3,6 @@
 import atexit
 import os
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ except ImportError:  # Windows: no advisory locks; generations are not serialize
 from biarena.llm.notices import Notice, notify
 from biarena.llm.prompt_lookup import DEFAULT_DRAFT
 from biarena.llm.types import ChatRequest, Completion, ModelError
+from biarena.llm.writing_notices import writing_notices
 
 _LOADED: dict[str, Any] = {}
 _LOAD_LOCK = threading.Lock()
@@ -122,38 +122,6 @@ def _tell_waiting(lock_path: Path) -> None:
             f"machine; lock {lock_path})",
         )
     )
-
-
-WRITING_EVERY = 1.0
-"""Seconds between two `writing` notices while the local model writes a reply."""
-
-
-@contextmanager
-def writing_notices(llama: Any) -> Iterator[None]:
-    """While the block runs, tell listeners every `WRITING_EVERY` seconds how far the reply is: tokens written and
-    tokens per second (after the prompt is read); the reply itself is generated as it would be without them."""
-    done = threading.Event()
-    started = time.monotonic()
-
-    def tell() -> None:
-        while not done.wait(WRITING_EVERY):
-            written, first = getattr(llama, "written", 0), getattr(llama, "first_written_at", None)
-            if first is None:
-                text = f"local model reading the prompt ({time.monotonic() - started:.0f} s)"
-                notify(Notice("writing", text, tokens=0, rate=0.0))
-                continue
-            rate = written / max(time.monotonic() - first, 1e-6)
-            notify(
-                Notice("writing", f"local model writing: {written} tokens, {rate:.1f} tok/s", tokens=written, rate=rate)
-            )
-
-    thread = threading.Thread(target=tell, name="biarena-writing", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
 
 
 class LocalProvider:

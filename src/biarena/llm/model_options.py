@@ -54,7 +54,8 @@ class ModelOptions(Options):
     """The environment variable holding the API key, read at each call; default: OPENAI_API_KEY, then
     BIARENA_API_KEY."""
     timeout: float = Field(120.0, gt=0)
-    """Seconds to wait for one reply before the attempt counts as failed."""
+    """Seconds to wait for one reply before the attempt counts as failed (a streamed reply: for its first token, and
+    then between two pieces)."""
     retries: int = Field(4, ge=0)
     """Attempts after the first for a call that failed on a timeout, a lost connection, 429 or 5xx."""
     connections: int | None = Field(None, ge=1)

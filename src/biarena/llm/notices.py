@@ -16,8 +16,8 @@ class Notice:
     """Something worth telling the user about a model's calls."""
 
     kind: str
-    """`wait` (the server asked to wait before asking again), `writing` (how far a reply the local model is writing
-    has come) or `note` (anything else, one line)."""
+    """`wait` (the server asked to wait before asking again), `writing` (how far a reply the local model is writing,
+    or a server is streaming, has come) or `note` (anything else, one line)."""
     text: str
     seconds: float = 0.0
     """How long the wait is, for a `wait`."""
@@ -25,6 +25,12 @@ class Notice:
     """Tokens written so far, for `writing`."""
     rate: float = 0.0
     """Tokens per second so far, for `writing`."""
+    approximate: bool = False
+    """`tokens` counts the pieces a server streamed (one token each on most servers), for `writing`."""
+    source: int = 0
+    """Which reply a `writing` notice is about (replies written at once each have their own)."""
+    ended: bool = False
+    """The reply is written: the last `writing` notice of its `source`, with no text to show."""
 
 
 _LISTENERS: list[Callable[[Notice], None]] = []

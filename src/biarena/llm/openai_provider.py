@@ -3,10 +3,13 @@
 import os
 import re
 import time
+from contextlib import nullcontext
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 from biarena.errors import UsageError
+from biarena.llm.notices import Notice, notify
+from biarena.llm.openai_stream import streamed_completion
 from biarena.llm.redact import redact_headers, redact_text, redact_url, remember_secret
 from biarena.llm.types import (
     ChatRequest,
@@ -16,6 +19,7 @@ from biarena.llm.types import (
     RetryableError,
     UnreachableError,
 )
+from biarena.llm.writing_notices import Tally, writing_notices
 
 OPENAI_URL = "https://api.openai.com/v1"
 KEY_VARIABLES = ("OPENAI_API_KEY", "BIARENA_API_KEY")
@@ -41,6 +45,25 @@ _VALIDATION = re.compile(
 
 # Words that put a rejection on the structured-output request rather than on the rest of it.
 _FORMAT = re.compile(r"response_format|json_schema|json_object|schema|structured|guided|grammar", re.IGNORECASE)
+
+
+# A refusal of `stream_options` (servers that stream but know no usage option), and of streaming itself.
+_STREAM_OPTIONS = re.compile(r"stream_options|include_usage", re.IGNORECASE)
+_STREAM = re.compile(r"\bstream", re.IGNORECASE)
+
+
+def _fallback(way: str, message: str) -> str | None:
+    """How to carry a request again after the server refused it with `message` (None: not for how it was carried)."""
+    if way == "usage" and _STREAM_OPTIONS.search(message):
+        return "stream"
+    if way != "plain" and _STREAM.search(message):
+        return "plain"
+    return None
+
+
+def _counted(completion: Completion) -> bool:
+    """Whether a reply carries the server's token counts."""
+    return bool(completion.prompt_tokens or completion.completion_tokens)
 
 
 def retry_after(headers: Any, now: float | None = None) -> float | None:
@@ -135,6 +158,11 @@ class OpenAIProvider:
                 raise UsageError(f"model openai:{model}: the variable {variable} (key_headers {header}) is not set")
             remember_secret(os.environ[variable])
         self._openai = openai
+        self._way = "usage"
+        """How replies are carried: `usage` (streamed with token counts), `stream` (the server refused
+        stream_options), `plain` (it refused streaming, or counts tokens only in plain replies)."""
+        self._counts_known = False
+        """Whether a plain reply was asked once to see if the server counts tokens where its streamed ones had none."""
         # retries are ours (counted and logged the same way for every provider); the key is sent with each call
         self._client = openai.OpenAI(api_key="not-needed", base_url=base_url, max_retries=0, timeout=timeout)
 
@@ -197,16 +225,58 @@ class OpenAIProvider:
         }
 
     def complete(self, request: ChatRequest) -> Completion:
-        """Send one chat completion request."""
-        openai = self._openai
+        """Send one chat completion request, streamed (tokens written are told as `writing` notices) unless the
+        server turned streaming down; the reply is the same either way, and so is the cache key (`request_payload`
+        leaves out how the reply is carried).
+
+        A server whose streamed reply counts no tokens is asked the same once more without streaming: when that
+        reply counts them, replies are no longer streamed; either way the plain reply is the one returned."""
         body = self._body(request)
+        while True:
+            way = self._way
+            try:
+                completion = self._ask(body, way)
+            except InvalidRequestError as error:
+                fallback = _fallback(way, str(error))
+                if fallback is None:
+                    raise
+                self._way = fallback
+                continue
+            if way == "plain" or self._counts_known or _counted(completion):
+                return completion
+            plain = self._ask(body, "plain")
+            self._counts_known = True
+            if _counted(plain):
+                self._way = "plain"
+                text = (
+                    f"{self.endpoint}: the server counts no tokens in streamed replies; replies are no longer "
+                    "streamed (no progress is shown while one is written)"
+                )
+                notify(Notice("note", text))
+            return plain
+
+    def _ask(self, body: dict[str, Any], way: str) -> Completion:
+        """One request, carried the `way` given: `usage` (streamed, with token counts at the end), `stream`
+        (streamed) or `plain`."""
+        openai = self._openai
+        carried: dict[str, Any] = {}
+        if way != "plain":
+            carried["stream"] = True
+        if way == "usage":
+            carried["stream_options"] = {"include_usage": True}
+        tally = Tally()
+        told = writing_notices(tally, f"openai:{self.model}", "waiting for the first token") if carried else None
         try:
-            response = self._client.chat.completions.create(
-                **body,
-                extra_body=self.extra_body or None,
-                extra_headers=self._headers(),
-                extra_query=self.extra_query or None,
-            )
+            with told or nullcontext():
+                response = self._client.chat.completions.create(
+                    **body,
+                    **carried,
+                    extra_body=self.extra_body or None,
+                    extra_headers=self._headers(),
+                    extra_query=self.extra_query or None,
+                )
+                if carried:
+                    return streamed_completion(response, tally)
         except (openai.APITimeoutError, openai.APIConnectionError) as error:
             raise self._unreachable(error, self.timeout) from None
         except openai.APIStatusError as error:
@@ -214,6 +284,8 @@ class OpenAIProvider:
             message = _clip(redact_text(_message(error)))
             sent_format = "response_format" in body
             raise status_error(error.status_code, message, sent_response_format=sent_format, wait=wait) from None
+        except openai.APIError as error:  # an error event in the middle of a streamed reply
+            raise RetryableError(f"the server stopped its reply: {_clip(redact_text(_message(error)))}") from None
         except ValueError as error:  # a reply cut short or not JSON: the server answered, but not with a completion
             said = _clip(redact_text(" ".join(str(error).split())), 200)
             raise RetryableError(f"the reply is not a chat completion: {said}") from None

@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.openai_stub import openai_stub
 
 from biarena.benchmarks import resolve_benchmark
-from biarena.cli.run_cmd import build_system
 from biarena.db import DatabasePool
 from biarena.runner import RunStore, make_spec, open_run, run_benchmark, select_questions
+from biarena.runner.build_system import build_system
 
 
 def timed_run(url: str, questions: list, benchmark, path: Path, concurrency: int, cache: Path) -> tuple[float, int]:

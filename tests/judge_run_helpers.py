@@ -117,7 +117,8 @@ import json, sys, time
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 from judge_run_helpers import fill
-from biarena.cli import main, score_cmd
+from biarena.cli import main
+from biarena.scoring import execute as score_workflow
 from biarena.llm import MockProvider, Model
 from biarena.llm.cache import ResponseCache
 
@@ -127,7 +128,7 @@ def reply(request):
     time.sleep(delay)
     return json.dumps(fill(request.schema_dict() or {{"type": "string"}}))
 
-score_cmd.get_model = lambda spec, **options: Model(
+score_workflow.get_model = lambda spec, **options: Model(
     MockProvider([reply]), cache=ResponseCache(Path({cache!r}) / "llm-cache.sqlite"), retries=0
 )
 sys.argv = ["biarena", *sys.argv[1:]]

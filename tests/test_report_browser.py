@@ -18,7 +18,7 @@ def test_every_chart_renders_offline_in_chromium(judged: dict[str, Path], tmp_pa
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the test extra) is not installed")
     arena = tmp_path / "arena.sqlite"
     arena.write_bytes(b"")
-    monkeypatch.setattr(report_cmd, "load_votes", lambda path: vote_file(VOTES))
+    monkeypatch.setattr("biarena.votes.vote_file.load_votes", lambda path: vote_file(VOTES))
     report = tmp_path / "report.html"
     report_cmd.report(
         runs=[judged["alpha"], judged["beta"]],
@@ -106,7 +106,7 @@ def test_labels_and_names_holding_markup_show_as_text(
     arena = tmp_path / "arena.sqlite"
     arena.write_bytes(b"")
     votes = [(NAMED[left], NAMED[right], winner) for left, right, winner in VOTES]
-    monkeypatch.setattr(report_cmd, "load_votes", lambda path: vote_file(votes))
+    monkeypatch.setattr("biarena.votes.vote_file.load_votes", lambda path: vote_file(votes))
     report = tmp_path / "report.html"
     report_cmd.report(
         runs=runs, out=report, form=None, title="names check", labels=None, arena=arena, judge_check=None,

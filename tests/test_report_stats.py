@@ -218,7 +218,7 @@ def test_arena_votes_make_the_leaderboard(judged: dict[str, Path], tmp_path: Pat
 
     from biarena.cli import report_cmd
 
-    monkeypatch.setattr(report_cmd, "load_votes", fake_load)
+    monkeypatch.setattr("biarena.votes.vote_file.load_votes", fake_load)
     report = tmp_path / "report.html"
     report_cmd.report(
         runs=[judged["alpha"], judged["beta"]],

@@ -35,7 +35,7 @@ def gold_run(tmp_path: Path, sales_db: Path) -> Path:
 
 def test_score_lists_the_failed_questions_with_why(gold_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(SCORERS, "broken", BrokenScorer)
-    monkeypatch.setattr("biarena.cli.score_cmd.SHOWN_FAILURES", 3)
+    monkeypatch.setattr("biarena.scoring.execute.SHOWN_FAILURES", 3)
     scored = in_process("score", gold_run, "--scorer", "broken")
     assert scored.returncode == 0, scored.stderr
     assert "5 failed:" in scored.stderr

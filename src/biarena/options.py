@@ -252,6 +252,25 @@ def describe_options(model: type[Options]) -> list[OptionInfo]:
     return sorted(rows, key=lambda info: info.default != "required")
 
 
+
+
+
+def value_pairs(values: Mapping[str, Any] | None) -> list[str]:
+    """Option values as `NAME=VALUE` texts: a list becomes `a,b,c`, a mapping `k=v,...`, a bool `true`/`false`."""
+    pairs = []
+    for name, value in (values or {}).items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, Mapping):
+            text = ",".join(f"{k}={v}" for k, v in value.items())
+        elif isinstance(value, list | tuple | set | frozenset):
+            text = ",".join(str(v) for v in value)
+        else:
+            text = str(value)
+        pairs.append(f"{name}={text}")
+    return pairs
+
+
 __all__ = [
     "NoOptions",
     "OptionInfo",
@@ -263,4 +282,5 @@ __all__ = [
     "parse_option_pairs",
     "takes",
     "validate_options",
+    "value_pairs",
 ]

@@ -3,15 +3,16 @@
 from pathlib import Path
 from typing import Any
 
-from biarena.api.command_call import call_command, option_pairs
+from biarena.api.messages import print_messages
 
 
 def build(name: str, out: str | Path, **options: Any) -> Path:
     """Build the built-in benchmark `name` (`bis-synth`, `corgi-synth`) into `out`; return the directory.
 
     `options` are the benchmark's own (`seed=1`, `scale=0.5` for corgi-synth), as `-O NAME=VALUE` takes them;
-    `biarena describe benchmark NAME` lists them. `out` must not exist or be empty (FormatError otherwise)."""
-    from biarena.cli.build_cmd import build as build_command
+    `biarena describe benchmark NAME` lists them (a name it does not take is refused, with the closest one).
+    `out` must not exist or be empty (FormatError otherwise)."""
+    from biarena.benchmarks.build_settings import BuildSettings
+    from biarena.benchmarks.execute_build import execute_build
 
-    call_command(build_command, name=name, out=Path(out), option=option_pairs(options))
-    return Path(out)
+    return execute_build(BuildSettings(name=name, out=Path(out), options=options), print_messages)

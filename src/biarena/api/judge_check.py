@@ -1,11 +1,10 @@
 """judge_check: how well a judge tells good answers from degraded copies, as `biarena judge check`."""
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from biarena.api.command_call import call_command, option_pairs
+from biarena.api.messages import print_messages
 
 
 def judge_check(
@@ -22,21 +21,18 @@ def judge_check(
     """Judge `pairs` good-vs-degraded answer pairs with `judge` and return the figures and every pair, as the JSON
     that `-o FILE` writes (also written to `out` when given).
 
-    `options` are the judge's own (`{"reviewers": 1}`); `settings` the other options of `biarena judge check` by
-    their parameter names: `score_name`, `rubric`, `judge_temperature`, `no_cache`."""
-    from biarena.cli.judge_cmd import check
+    `options` are the judge's own (`{"reviewers": 1}`); `settings` the other fields of
+    `biarena.judges.check_settings.JudgeCheckSettings`: `score_name`, `rubric`, `judge_temperature`,
+    `judge_model_options`, `models_file`, `options_file`, `no_cache`. A name it does not take is a UsageError that
+    suggests the closest one."""
+    from biarena.judges.check_settings import JudgeCheckSettings
+    from biarena.judges.execute_check import execute_judge_check, write_check
 
-    with tempfile.TemporaryDirectory(prefix="biarena-judge-check-") as scratch:
-        target = Path(out) if out is not None else Path(scratch) / "check.json"
-        call_command(
-            check,
-            judge_name=judge,
-            judge_model=judge_model,
-            benchmark_arg=benchmark,
-            count=pairs,
-            seed=seed,
-            out_file=target,
-            option=option_pairs(options),
-            **settings,
-        )
-        return json.loads(target.read_text(encoding="utf-8"))
+    values = {"judge": judge, "judge_model": judge_model, "benchmark": benchmark, "pairs": pairs, "seed": seed}
+    values.update(out=Path(out) if out is not None else None, **settings)
+    if options is not None:
+        values["options"] = options
+    made = JudgeCheckSettings.of("judge_check()", values)
+    report = execute_judge_check(made, print_messages)
+    write_check(report, made, print_messages)
+    return json.loads(json.dumps(report.to_dict(), ensure_ascii=False))  # as the JSON file reads back

@@ -2,8 +2,9 @@
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from biarena.api.command_call import call_command
+from biarena.api.messages import print_messages
 
 
 def report(
@@ -16,26 +17,28 @@ def report(
     judge_check: Sequence[str | Path] | None = None,
     form: str | None = None,
     judge_votes: Sequence[str | Path] | None = None,
+    **settings: Any,
 ) -> Path:
     """Write the report of `runs` to `out` and return its path; the format (`html`, `md`, `csv`) comes from `form`,
     else from `out`'s extension.
 
     `labels` name the first runs; `arena` adds an arena's leaderboard; `judge_check` files (from `judge_check`)
     put each judge's check beside its scores; `judge_votes` files (from `biarena judge pairwise -o`) add each
-    pairwise judge's ranking and, with `arena`, its agreement with the human votes."""
-    from biarena.cli.report_cmd import ReportFormat
-    from biarena.cli.report_cmd import report as report_command
+    pairwise judge's ranking and, with `arena`, its agreement with the human votes. Any other name is a UsageError
+    that suggests the closest one."""
+    from biarena.report.execute import execute_report
+    from biarena.report.report_settings import ReportSettings
 
-    paths = [Path(runs)] if isinstance(runs, str | Path) else [Path(r) for r in runs]
-    call_command(
-        report_command,
-        runs=paths,
-        out=Path(out),
-        form=ReportFormat(form) if form else None,
-        title=title,
-        labels=list(labels) if labels else None,
-        arena=Path(arena) if arena else None,
-        judge_check=[Path(p) for p in judge_check] if judge_check else None,
-        judge_votes=[Path(p) for p in judge_votes] if judge_votes else None,
-    )
+    values: dict[str, Any] = {
+        "runs": [Path(runs)] if isinstance(runs, str | Path) else [Path(r) for r in runs],
+        "out": Path(out),
+        "form": form or None,
+        "title": title,
+        "labels": list(labels) if labels else None,
+        "arena": Path(arena) if arena else None,
+        "judge_check": [Path(p) for p in judge_check] if judge_check else None,
+        "judge_votes": [Path(p) for p in judge_votes] if judge_votes else None,
+        **settings,
+    }
+    execute_report(ReportSettings.of("report()", values), print_messages)
     return Path(out)

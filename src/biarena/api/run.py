@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Any
 
-from biarena.api.command_call import call_command, option_pairs
+from biarena.api.messages import print_messages
 
 
 def run(
@@ -18,20 +18,16 @@ def run(
     """Run `agent` over `benchmark` into the run file `out` (resumed when it holds this run); return its path.
 
     `model` is a model string (`local`, `openai:MODEL@URL`, `mock`); `options` the agent's own (`-O`, e.g.
-    `{"max_queries": 2}`; `biarena describe agent NAME` lists them); `settings` the other options of `biarena run`
-    by their parameter names: `limit`, `per_category`, `concurrency`, `repeats`, `max_calls`, `no_cache`, `structured`,
+    `{"max_queries": 2}`; `biarena describe agent NAME` lists them); `settings` the other fields of
+    `biarena.runner.run_settings.RunSettings`: `model_options` (`-M`, e.g. `{"temperature": 0.2}`), `models_file`,
+    `options_file`, `limit`, `per_category`, `concurrency`, `repeats`, `max_calls`, `no_cache`, `structured`,
     `prices`, `label`, `retry_errors`, `partial`, `accepted_only`, `force`, `db_url`, `timeout`, `sandbox`,
-    `allow_superuser`.
+    `allow_superuser`. A name it does not take is a UsageError that suggests the closest one.
     A run in which no answer's SQL ran still returns its path (the command exits 1 then)."""
-    from biarena.cli.run_cmd import run as run_command
+    from biarena.runner.execute import execute_run
+    from biarena.runner.run_settings import RunSettings
 
-    call_command(
-        run_command,
-        benchmark_arg=str(benchmark),
-        agent=agent,
-        model=model,
-        out=Path(out),
-        option=option_pairs(options),
-        **settings,
-    )
-    return Path(out)
+    values = {"benchmark": str(benchmark), "agent": agent, "out": Path(out), "model": model, **settings}
+    if options is not None:
+        values["options"] = options
+    return execute_run(RunSettings.of("run()", values), print_messages).out

@@ -97,18 +97,15 @@ def execute_cell(task: CellTask, gate: Any = None) -> CellResult:
 
 
 def _system(cell: Cell) -> Any:
+    """The cell's system, made as a run makes one (`biarena.runner.build_system`)."""
     from biarena.agents import system_factory
-    from biarena.llm import get_model
     from biarena.llm.model_options import ModelOptions
     from biarena.options import options_model
+    from biarena.runner.build_system import build_system
 
-    factory = system_factory(cell.agent)
-    options = options_model(factory).model_validate(cell.agent_options)
-    given: dict[str, Any] = {}
-    if cell.model is not None:
-        model_options = ModelOptions.model_validate(cell.model)
-        given["model"] = get_model(model_options.spec(), options=model_options, concurrency=1)
-    return factory(**given, options=options)
+    options = options_model(system_factory(cell.agent)).model_validate(cell.agent_options)
+    model = ModelOptions.model_validate(cell.model) if cell.model is not None else None
+    return build_system(cell.agent, options=options, model_options=model)
 
 
 def _scorer(unit: WorkUnit) -> Any:

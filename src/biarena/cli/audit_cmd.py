@@ -2,16 +2,14 @@
 
 import json
 import sys
-from collections import Counter
 
 import typer
 from rich.text import Text
 
-from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err, new_table, print_table, row
-from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, db_overrides, flag, sandbox_limits
-from biarena.db import DatabasePool
-from biarena.metrics.gold_audit import KINDS, audit_benchmark
+from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, flag
+from biarena.metrics.execute_audit import AuditSettings, execute_audit
+from biarena.metrics.gold_audit import KINDS
 
 
 def audit(
@@ -26,38 +24,15 @@ def audit(
 
     Ties (LIMIT cutting through them, ORDER BY keys tying for rows that differ) and NULL ORDER BY keys without
     NULLS FIRST/LAST leave the gold's answer open: each is shown with the rows concerned."""
-    benchmark = resolve_benchmark(benchmark_arg)
-    with_gold = sum(1 for q in benchmark.questions if q.gold_sql)
-    if not with_gold:
-        note = f"nothing to audit: none of the {len(benchmark.questions)} questions of {benchmark.name} has gold SQL"
-        if as_json:
-            payload = {"benchmark": benchmark.name, "questions": len(benchmark.questions), "with_gold": 0}
-            sys.stdout.write(json.dumps({**payload, "problems": 0, "findings": [], "note": note}) + "\n")
-        else:
-            err.print(Text(note))
-        return
-    pool = DatabasePool(
-        benchmark,
-        overrides=db_overrides(db_url, benchmark),
-        limits=sandbox_limits(sandbox, timeout),
-        allow_superuser=allow_superuser,
+    settings = AuditSettings(
+        benchmark=benchmark_arg, db_url=db_url, timeout=timeout, sandbox=sandbox, allow_superuser=allow_superuser
     )
-    try:
-        pool.open_all()
-        findings = audit_benchmark(benchmark, pool)
-    finally:
-        pool.close()
-    counts = Counter(f.kind for f in findings)
+    result = execute_audit(settings)
+    benchmark, findings, with_gold = result.benchmark, result.findings, result.with_gold
     if as_json:
-        payload = {
-            "benchmark": benchmark.name,
-            "questions": len(benchmark.questions),
-            "with_gold": with_gold,
-            "problems": len(findings),
-            "by_kind": {kind: counts.get(kind, 0) for kind in KINDS},
-            "findings": [f.__dict__ for f in findings],
-        }
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False, indent=2 if with_gold else None) + "\n")
+    elif result.note() is not None:
+        err.print(Text(result.note() or ""))
     else:
         if findings:
             detail = new_table(

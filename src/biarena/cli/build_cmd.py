@@ -5,21 +5,15 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
-from biarena.benchmarks import BUILTINS, load_benchmark
-from biarena.benchmarks.builtin import builtin_builder
+from biarena.benchmarks import BUILTINS
+from biarena.benchmarks.build_settings import BuildSettings
+from biarena.benchmarks.execute_build import empty_target, execute_build
 from biarena.cli.console import err, stage_progress
 from biarena.cli.legacy_flags import LEGACY, legacy_command, legacy_flags
-from biarena.cli.options import OPTIONS_FILE, gather_options, option_pairs
-from biarena.errors import FormatError
-from biarena.options import options_model
+from biarena.cli.options import OPTIONS_FILE, option_pairs
+from biarena.events import Message, Stage
 
-
-def empty_target(out: Path) -> None:
-    """Refuse an output that exists and is not an empty directory."""
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        what = "it already exists and is not empty" if out.is_dir() else "it is a file"
-        raise FormatError(f"{out}: not an empty directory: {what} (choose another -o)")
-
+__all__ = ["build", "command", "empty_target", "next_steps"]
 
 BUILD_FLAGS = {"--scale": "scale", "--seed": "seed"}
 """The options `build` once took as flags: still accepted, hidden, as spellings of `-O NAME=VALUE`."""
@@ -36,17 +30,16 @@ def build(
 
     Options (a seed; corgi-synth's scale): -O NAME=VALUE or --options FILE.yaml (see `biarena describe benchmark`).
     """
-    builder = builtin_builder(name)
-    pairs = [*(legacy or []), *(option or [])]
-    options = gather_options(options_model(builder), f"benchmark '{name}'", pairs, options_file)
-    empty_target(out)
-    err.print(Text(f"building {name} into {out} ..."))
+    settings = BuildSettings(name=name, out=out, options=[*(legacy or []), *(option or [])], options_file=options_file)
     with stage_progress(name, 0) as progress:
-        builder(out, options, on_progress=progress)
-    benchmark = load_benchmark(out)
-    err.print(
-        Text(f"built {name}: {len(benchmark.questions)} questions over {len(benchmark.databases)} database(s) in {out}")
-    )
+
+        def show(event: object) -> None:
+            if isinstance(event, Message):
+                err.print(Text(event.text))
+            elif isinstance(event, Stage):
+                progress(event.done, event.total, event.item, event.stage)
+
+        execute_build(settings, show)
     err.print(Text(next_steps(out)))
 
 

@@ -33,52 +33,15 @@ def campaign(
     plan (--shard K/N) are joined with `biarena merge`; `biarena show DIR` and `biarena report DIR` read all the
     campaign's runs. A model's `connections` option limits requests to its server across all workers.
     """
-    from biarena.campaign import CampaignProgress, parse_shard, run_campaign
+    from biarena.campaign.execute_campaign import CampaignSettings, execute_campaign
+    from biarena.events import Message
 
-    share = parse_shard(shard)
-
-    def progress(p: CampaignProgress) -> None:
-        cell = p.last
-        if cell is None:
-            return
-        unit = cell.units[0]
-        group_done, group_total = p.groups[(unit.benchmark, unit.system)]
-        _say(
-            f"  [{p.done}/{p.total} units] {unit.benchmark} × {unit.system} (seed {unit.seed}): "
-            f"{group_done}/{group_total} of its units done"
-        )
-
-    def start(p: CampaignProgress, units: int) -> None:
-        where = (
-            f"share {share.index}/{share.count}: {p.total} of its {units} units"
-            if share.count > 1
-            else f"{units} units"
-        )
-        plural = "s" if p.workers > 1 else ""
-        on = f" at {address}" if address else ""
-        _say(
-            f"campaign {plan} into {out}: {where} ({p.done} done before) in {len(p.groups)} benchmark x system "
-            f"groups; {engine} engine{on}, {p.workers} worker{plural}"
-        )
-
+    settings = CampaignSettings(plan=plan, out=out, shard=shard, engine=engine, workers=workers, address=address)
     try:
-        summary = run_campaign(
-            plan,
-            out,
-            shard=share,
-            engine=engine,
-            workers=workers,
-            address=address,
-            on_progress=progress,
-            on_start=start,
-        )
+        execute_campaign(settings, lambda event: _say(event.text) if isinstance(event, Message) else None)
     except KeyboardInterrupt:
         _say(f"interrupted: the units done so far are kept; run the same command again to resume {out}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    _say(
-        f"done: {summary.now} units now, {summary.before} before, of {summary.share} in this share "
-        f"({summary.units} in the plan); results: {summary.results}; next: biarena show {out}"
-    )
 
 
 def _say(text: str) -> None:

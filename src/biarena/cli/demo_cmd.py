@@ -16,13 +16,15 @@ from rich.markup import escape
 from biarena.agents import System
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err, fmt, new_table, out, print_table, row
-from biarena.cli.run_cmd import build_system, execute_run
+from biarena.cli.run_view import RunView
 from biarena.db import DatabasePool
 from biarena.metrics import ScoringContext
 from biarena.metrics.summary import overall
 from biarena.records import Answer, Benchmark, Question, outcome_of
 from biarena.report import RunData, write_report
 from biarena.runner import RunProgress, RunStore
+from biarena.runner.build_system import build_system
+from biarena.runner.execute import answer_questions
 from biarena.scoring import ScoreInfos, default_scorers, score_run, setup_scorers
 
 PHASES_FILE = "demo-phases.json"
@@ -173,14 +175,17 @@ def _run_agent(benchmark_arg: str, benchmark: Benchmark, system: System, questio
         if p.answer is not None:
             _print_answer(by_id[p.answer.question_id], p.answer, p.done, p.total)
 
+    view = RunView(on_answer=show)
     try:
-        summary = execute_run(benchmark_arg, benchmark, system, questions, pool, path, on_answer=show)
+        summary = answer_questions(benchmark_arg, benchmark, system, questions, pool, path, on_event=view)
+        view.close()
         err.print(f"      scoring {len(questions)} answers ...")
         with RunStore(path) as store:
             context = ScoringContext(benchmark=benchmark, databases=pool)
             score_run(store, setup_scorers(default_scorers(), context))
         return summary.usage
     finally:
+        view.close()
         pool.close()
 
 

@@ -4,13 +4,13 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.text import Text
 
-from biarena.cli.console import err, escape
+from biarena.cli.console import err
 from biarena.cli.options import LABELS, flag
-from biarena.errors import UsageError
-from biarena.files import writable_target, write_atomically
-from biarena.report.export import FORMATS, export_records, format_for, write_records
-from biarena.report.run_data import read_runs
+from biarena.report.execute_export import execute_export
+from biarena.report.export import FORMATS
+from biarena.report.export_settings import ExportSettings
 
 
 def export(
@@ -29,24 +29,12 @@ def export(
     a score is named like another column): JSONL, CSV and Parquet have the same columns. A run with --repeats has a
     row per question and try: `try` numbers it, `tries_agree` says whether the question's tries give the same result.
     """
-    target = None if out == "-" else Path(out)
-    if target is not None:
-        writable_target(target)
-    chosen = format_for(target, format)
-    if nested and chosen != "jsonl":
-        raise UsageError(f"--nested applies to JSONL; {chosen} has one column per score")
-    records = export_records(read_runs(runs, labels))
-    if target is None:
-        if chosen == "parquet" and sys.stdout.isatty():
-            raise UsageError("Parquet is binary: write it to a file (-o FILE.parquet) or pipe it")
-        sys.stdout.flush()
-        write_records(records, chosen, sys.stdout.buffer, nested=nested)
-        sys.stdout.buffer.flush()
+    settings = ExportSettings(
+        runs=runs, format=format, out=None if out == "-" else Path(out), labels=labels, nested=nested
+    )
+    if settings.out is not None:
+        execute_export(settings, None, lambda event: err.print(Text(event.text)))
         return
-    write_atomically(target, lambda temp: _write_file(records, chosen, temp, nested))
-    err.print(f"wrote {len(records)} rows ({chosen}) to {escape(str(target))}")
-
-
-def _write_file(records: list[dict], chosen: str, path: Path, nested: bool) -> None:
-    with path.open("wb") as handle:
-        write_records(records, chosen, handle, nested=nested)
+    sys.stdout.flush()
+    execute_export(settings, sys.stdout.buffer)
+    sys.stdout.buffer.flush()

@@ -1,26 +1,21 @@
 """`biarena import FORMAT PATH -o DIR [-O NAME=VALUE]`: read a published benchmark into the native format; one
 command per importer in IMPORTERS."""
 
-import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from biarena.benchmarks import IMPORTERS, load_benchmark, save_benchmark
-from biarena.benchmarks.anchor import Now, unanchored
-from biarena.benchmarks.native import check_target
-from biarena.benchmarks.shown import shown
+from biarena.benchmarks import IMPORTERS
+from biarena.benchmarks.execute_import import execute_import
+from biarena.benchmarks.import_settings import ImportSettings
 from biarena.cli.console import err
 from biarena.cli.legacy_flags import LEGACY, legacy_flags
-from biarena.cli.options import OPTIONS_FILE, flag, gather_options, option_pairs
-from biarena.db import DatabasePool, SandboxLimits
-from biarena.errors import BiarenaError, FormatError, UsageError
-from biarena.metrics.gold_health import GoldHealth, check_gold
-from biarena.options import Options, options_model
-from biarena.records import Benchmark
+from biarena.cli.options import OPTIONS_FILE, flag, option_pairs
+from biarena.events import Message
+from biarena.metrics.imported_gold import check_imported_gold
+from biarena.options import options_model
 
 app = typer.Typer(help="Import a published benchmark into biarena's native format.", no_args_is_help=True)
 
@@ -40,39 +35,9 @@ def _skip_missing(takes: bool) -> Any:
     )
 
 
-def _say(line: str) -> None:
-    err.print(shown(line, limit=None), markup=False)
-
-
-@contextmanager
-def _one_line() -> Iterator[None]:
-    """Errors as one line: a file name or value with a line break is escaped; a file-system failure
-    (disk full, permissions) becomes a FormatError rather than a traceback."""
-    try:
-        yield
-    except BiarenaError as error:
-        raise type(error)(shown(error, limit=None)) from None
-    except OSError as error:
-        place = f"{error.filename}: " if error.filename else ""
-        raise FormatError(shown(f"{place}{error.strerror or error}", limit=None)) from None
-
-
-def _save(benchmark: Benchmark, out: Path, force: bool, now: Now) -> None:
-    if now == "auto":
-        for name in unanchored(benchmark):
-            _say(f"warning: now=auto: database '{name}' holds no date or time; its questions have no clock anchor")
-    save_benchmark(benchmark, out, overwrite=force)
-    languages = sorted({q.language for q in benchmark.questions})
-    categories = sorted({lab for q in benchmark.questions for lab in q.labels})
-    _say(
-        f"imported {len(benchmark.questions)} questions over {len(benchmark.databases)} database(s) "
-        f"({', '.join(languages)}; {len(categories)} categories) into {out}"
-    )
-    if benchmark.now is not None:
-        _say(f"clock anchored at {benchmark.now.isoformat(sep=' ')}")
-    for name, ref in benchmark.databases.items():
-        if ref.now is not None:
-            _say(f"clock for '{name}' anchored at {ref.now.isoformat(sep=' ')} (latest value of {ref.now_from})")
+def _say(event: object) -> None:
+    if isinstance(event, Message):
+        err.print(event.text, markup=False)
 
 
 IMPORT_FLAGS = {
@@ -86,64 +51,6 @@ IMPORT_FLAGS = {
 
 IMPORT_SWITCHES = {"--no-evidence": "evidence=false"}
 """Flags without a value that stand for an option: `import bird --no-evidence` hides BIRD's evidence."""
-
-
-def _import(name: str, path: Path, out: Path, force: bool, options: Options, gold_check: bool = True) -> None:
-    """Run importer `name` and save what it read (an importer that is a context manager is read inside it)."""
-    with ExitStack() as stack:
-        made = IMPORTERS[name](path, options)
-        if isinstance(made, AbstractContextManager):
-            made = stack.enter_context(made)
-        benchmark: Benchmark = getattr(made, "benchmark", made)
-        skipped: dict[str, str] = getattr(made, "skipped", {})  # CORGI's verticals whose database is unusable
-        if skipped and not benchmark.questions:
-            reasons = "; ".join(f"{vertical}: {why}" for vertical, why in skipped.items())
-            raise FormatError(f"{path}: no vertical could be imported ({reasons})")
-        for vertical, why in skipped.items():
-            _say(f"warning: vertical '{vertical}' skipped: {why}")
-        for note in getattr(made, "notes", []):  # Spider 2.0-lite's instances skipped or without gold
-            _say(note)
-        _save(benchmark, out, force, getattr(options, "now", None))
-    if gold_check:
-        _check_gold(out)
-
-
-_QUIET_CHECK = 50
-"""Questions whose gold is run without first saying so (more may take a while)."""
-
-
-def _check_gold(out: Path) -> None:
-    """Run the imported benchmark's gold and say how many questions' gold fails to run or is undetermined: those
-    are left out of execution accuracy, so a figure over them must say so."""
-    try:
-        benchmark = load_benchmark(out)
-        pool = DatabasePool(benchmark, limits=SandboxLimits())
-        if len(benchmark.questions) > _QUIET_CHECK:
-            _say(f"running the gold of {len(benchmark.questions)} questions (--no-gold-check skips it)")
-        try:
-            pool.open_all()
-            health = check_gold(benchmark, pool)
-        finally:
-            pool.close()
-    except (BiarenaError, OSError, sqlite3.Error) as error:  # the benchmark is written: a failed check keeps it
-        _say(f"gold not checked ({error}): check it with biarena audit {out}")
-        return
-    _say(gold_health_line(health, f"biarena audit {out}"))
-
-
-def gold_health_line(health: GoldHealth, audit: str) -> str:
-    """`gold: ...` in one line: how many questions' gold runs, and the first failing ones with why."""
-    with_gold = health.questions - health.without_gold
-    if health.healthy:
-        return f"gold: every question's gold runs ({with_gold} with gold" + (
-            f", {health.without_gold} without)" if health.without_gold else ")"
-        )
-    examples = (health.failing + health.undetermined)[:3]
-    shown_ones = "; ".join(f"{qid}: {why[:80]}" for qid, why in examples)
-    return (
-        f"gold: {health.usable} of {with_gold} questions' gold runs ({health.problems()}; e.g. "
-        f"{shown_ones}); execution accuracy counts only the {health.usable}: see them with {audit}"
-    )
 
 
 def _help(name: str) -> str:
@@ -170,17 +77,19 @@ def _command(name: str) -> Callable[..., None]:
         no_gold_check: bool = NO_GOLD_CHECK,
         legacy: list[str] | None = LEGACY,
     ) -> None:
-        with _one_line():
-            model = options_model(IMPORTERS[name])
-            pairs = [*(legacy or []), *(option or [])]
-            if skip_missing:
-                if "skip_missing" not in model.model_fields:
-                    takers = [n for n in IMPORTERS if "skip_missing" in options_model(IMPORTERS[n]).model_fields]
-                    raise UsageError(f"--skip-missing applies to {', '.join(takers)}; not to import {name}")
-                pairs.insert(0, "skip_missing=true")
-            options = gather_options(model, f"importer '{name}'", pairs, options_file)
-            check_target(out, overwrite=force)
-            _import(name, path, out, force, options, not no_gold_check)
+        settings = ImportSettings(
+            importer=name,
+            path=path,
+            out=out,
+            options=[*(legacy or []), *(option or [])],
+            options_file=options_file,
+            force=force,
+            skip_missing=skip_missing,
+            gold_check=not no_gold_check,
+        )
+        execute_import(settings, _say)
+        if settings.gold_check:
+            check_imported_gold(out, _say)
 
     return command
 

@@ -1,6 +1,5 @@
 """`biarena judge check`: how well a judge tells good answers from degraded copies of them."""
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -10,9 +9,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from biarena.cli.console import err, new_table, out, print_table, row
-from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE, judge_model_options
+from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE
 from biarena.cli.options import OPTIONS_FILE, flag, option_pairs
-from biarena.cli.scorer_options import scorer_options
 from biarena.errors import UsageError
 from biarena.scoring import SCORERS
 from biarena.scoring.infos import is_judge
@@ -83,72 +81,30 @@ def check(
     with a 95% paired bootstrap interval; and how often the same answer judged twice with another seed gets the same
     score. -o writes every pair (question, reference, both texts, their steps' results) so other rules can be run.
     """
-    from biarena.benchmarks import resolve_benchmark
-    from biarena.cli.options import read_options_file
-    from biarena.db import DatabasePool
-    from biarena.judges.check import check_judge
-    from biarena.judges.pairwise import PairwiseJudge
-    from biarena.judges.rubric import load_builtin_rubric, load_rubric_file
-    from biarena.llm import DEFAULT_MODEL, get_model
-    from biarena.metrics import ScoringContext
-    from biarena.scoring import get_scorer
+    from biarena.judges.check_settings import JudgeCheckSettings
+    from biarena.judges.execute_check import execute_judge_check, write_check
 
-    judge: Any
-    if judge_name == PairwiseJudge.name:
-        judge = PairwiseJudge()
-    else:
-        get_scorer(judge_name, "judge")  # an unknown name is refused before its options are read
-        file = {judge_name: read_options_file(options_file)} if options_file is not None else None
-        given = scorer_options([judge_name], [*(judge_option or []), *(option or [])], None, given=file)
-        judge = get_scorer(judge_name, "judge", **({"options": given[judge_name]} if judge_name in given else {}))
-        if not callable(getattr(judge, "judge", None)):
-            raise UsageError(f"'{judge_name}' is not a judge: judge check compares a judge's judgements")
-    loaded = None
-    if rubric is not None:
-        if not judge.default_rubric:
-            raise UsageError(f"judge '{judge.name}' takes no rubric")
-        loaded = load_rubric_file(rubric)
-        kind = load_builtin_rubric(judge.default_rubric).kind
-        if loaded.kind != kind:
-            raise UsageError(f"{rubric}: a '{loaded.kind}' rubric, but judge '{judge.name}' takes '{kind}'")
-        checker = getattr(judge, "check_rubric", None)
-        if callable(checker):
-            checker(loaded.data, loaded.source)
-    elif (judge_model is not None or judge_model_option) and not judge.needs_model:
-        raise UsageError(f"judge '{judge.name}' uses no model ({'--judge-model' if judge_model else '--judge-M'})")
-    model = None
-    if judge.needs_model:
-        pairs = [*(["cache=false"] if no_cache else []), *(judge_model_option or [])]
-        chosen = judge_model_options(judge_model, pairs, models_file, DEFAULT_MODEL)
-        model = get_model(chosen.spec(), options=chosen)
-    benchmark = resolve_benchmark(benchmark_arg)
-    pool = DatabasePool(benchmark)
+    settings = JudgeCheckSettings(
+        judge=judge_name,
+        judge_model=judge_model,
+        judge_model_options=list(judge_model_option or []),
+        models_file=models_file,
+        benchmark=benchmark_arg,
+        pairs=count,
+        seed=seed,
+        out=out_file,
+        score_name=score_name,
+        rubric=rubric,
+        judge_temperature=judge_temperature,
+        options=[*(judge_option or []), *(option or [])],
+        options_file=options_file,
+        no_cache=no_cache,
+    )
+    view = _CheckView()
     try:
-        scoring = ScoringContext(benchmark=benchmark, databases=pool)
-        err.print(Text(f"checking judge '{judge.name}' on {benchmark.name} ({count} pairs, seed {seed})"))
-        with Progress(
-            TextColumn("{task.description}", markup=False, style="bold"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            disable=not err.is_terminal,
-        ) as bar:
-            task = bar.add_task(f"judge {judge.name}", total=None)
-            report = check_judge(
-                judge,
-                scoring,
-                model=model,
-                count=count,
-                seed=seed,
-                temperature=judge_temperature,
-                rubric=loaded,
-                score=score_name,
-                benchmark_name=benchmark_arg,
-                on_judged=lambda done, total: _progress(bar, task, done, total),
-            )
+        report = execute_judge_check(settings, view)
     finally:
-        pool.close()
+        view.close()
     from biarena.judges.baselines import BASELINES
 
     columns = [("degradation", "name")] + [(c, "number") for c in ("pairs", "higher", "ties", "lower", "failed")]
@@ -217,9 +173,41 @@ def check(
             f"{report.prompt_tokens + report.completion_tokens} tokens"
         )
     )
-    if out_file is not None:
-        out_file.write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        err.print(Text(f"wrote {out_file}"))
+    write_check(report, settings, view)
+
+
+class _CheckView:
+    """A judge check's events on stderr: a bar on a terminal, a line per judgement in a log."""
+
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+
+    def __call__(self, event: Any) -> None:
+        from biarena.events import Message
+        from biarena.judges.execute_check import CheckStarted, Judged
+
+        if isinstance(event, Message):
+            err.print(Text(event.text))
+        elif isinstance(event, CheckStarted):
+            self.bar = Progress(
+                TextColumn("{task.description}", markup=False, style="bold"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=err,
+                disable=not err.is_terminal,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(event.description, total=None)
+        elif isinstance(event, Judged) and self.bar is not None and self.task is not None:
+            _progress(self.bar, self.task, event.done, event.total)
+
+    def close(self) -> None:
+        """Take the bar off the screen."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 @app.command("pairwise")

@@ -7,10 +7,23 @@ from typing import Any, TypeVar
 import typer
 
 from biarena.db import SandboxLimits
-from biarena.db.limits import OPTION_NAMES
-from biarena.errors import FormatError, NotFoundError, UsageError
-from biarena.options import Options, option_name, parse_option_pairs, validate_options
-from biarena.records import Benchmark
+from biarena.db.overrides import db_overrides, sandbox_limits
+from biarena.options import Options
+
+__all__ = [
+    "ALLOW_SUPERUSER",
+    "DB_URL",
+    "LABELS",
+    "OPTIONS_FILE",
+    "SANDBOX",
+    "TIMEOUT",
+    "db_overrides",
+    "flag",
+    "gather_options",
+    "option_pairs",
+    "read_options_file",
+    "sandbox_limits",
+]
 
 OptionsModel = TypeVar("OptionsModel", bound=Options)
 
@@ -39,17 +52,6 @@ ALLOW_SUPERUSER = typer.Option(
     help="Run SQL on a PostgreSQL server even as a superuser or a role that reads the server's files.",
     metavar="",
 )
-
-
-def sandbox_limits(values: list[str] | None, timeout: float) -> SandboxLimits:
-    """The sandbox limits from --timeout and the --sandbox NAME=VALUE options."""
-    changes: dict[str, str] = {}
-    for value in values or []:
-        name, sep, setting = value.partition("=")
-        if not sep or not setting.strip():
-            raise UsageError(f"--sandbox {value}: give NAME=VALUE, NAME one of {', '.join(OPTION_NAMES)}")
-        changes[name] = setting
-    return SandboxLimits(timeout=timeout).with_options(changes)
 
 
 def option_pairs(describe: str) -> Any:
@@ -81,45 +83,17 @@ LABELS = typer.Option(
 )
 
 
-def db_overrides(values: list[str] | None, benchmark: Benchmark) -> dict[str, str] | None:
-    """Turn --db-url values into a name -> URL map ('*' for a URL that applies to every database)."""
-    if not values:
-        return None
-    overrides: dict[str, str] = {}
-    for value in values:
-        name, sep, url = value.partition("=")
-        if sep and name in benchmark.databases:
-            overrides[name] = url
-        elif sep and name and "/" not in name and ":" not in name:
-            known = ", ".join(sorted(benchmark.databases))
-            raise UsageError(f"--db-url {value}: benchmark '{benchmark.name}' has no database '{name}' (has {known})")
-        else:
-            overrides["*"] = value
-    return overrides
-
-
 def read_options_file(path: Path) -> dict[str, Any]:
-    """An options file: a YAML (or JSON) mapping of option names to values; dates stay text for the model to read."""
-    if not path.is_file():
-        raise NotFoundError(f"options file not found: {path}")
-    from biarena.benchmarks.yaml_file import read_yaml  # the benchmarks package loads only when a file is read
+    """An options file's mapping (`biarena.benchmarks.options_file`, loaded only when a file is read)."""
+    from biarena.benchmarks.options_file import read_options_file as read
 
-    data = read_yaml(path, timestamps=False)
-    if data is None:
-        return {}
-    if not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
-        raise FormatError(f"{path}: an options file is a mapping of option names to values")
-    return {option_name(key): value for key, value in data.items()}
+    return read(path)
 
 
 def gather_options(
-    model: type[OptionsModel],
-    owner: str,
-    pairs: list[str] | None = None,
-    file: Path | None = None,
-    flag: str = "-O",
+    model: type[OptionsModel], owner: str, pairs: list[str] | None = None, file: Path | None = None, flag: str = "-O"
 ) -> OptionsModel:
-    """Options from an options file and `-O NAME=VALUE` pairs (the pairs win), validated against `model`."""
-    values = read_options_file(file) if file is not None else {}
-    values.update(parse_option_pairs(model, pairs or [], flag))
-    return validate_options(model, values, owner, flag)
+    """Options from an options file and `-O NAME=VALUE` pairs, validated (`biarena.benchmarks.options_file`)."""
+    from biarena.benchmarks.options_file import gather_options as gather
+
+    return gather(model, owner, pairs, file, flag)

@@ -1,6 +1,5 @@
 """`biarena show RUN [RUN ...]`: scores by category, by language and overall, with coverage; runs side by side."""
 
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -8,28 +7,22 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
-from biarena.campaign.layout import campaign_runs
 from biarena.cli.console import err, new_table, out, print_table, row
 from biarena.cli.options import LABELS, flag
-from biarena.report.comparison import Comparison, compare
+from biarena.report.comparison import Comparison
 from biarena.report.contract_disagreement import disagreement_tables
+from biarena.report.execute_show import ShowSettings, execute_show, show_text, show_trace
 from biarena.report.judge_tables import judge_legend, judge_tables
 from biarena.report.paper_tables import paper_tables
-from biarena.report.repeatability_tables import repeatability_json, repeatability_tables
-from biarena.report.run_data import read_runs
+from biarena.report.repeatability_tables import repeatability_tables
 from biarena.report.tables import (
     SECTIONS,
-    comparison_csv,
-    comparison_json,
-    comparison_markdown,
     comparison_rows,
     legend,
-    markdown_table,
     outcome_line,
     run_title,
     usage_line,
 )
-from biarena.report.traces import trace_lines
 
 
 class ShowFormat(StrEnum):
@@ -90,26 +83,13 @@ def show(
     Each run's coverage and outcomes come with them; `--trace ID` prints what the judges asked and were told about
     one answer.
     """
-    runs = campaign_runs(runs)
+    settings = ShowSettings(runs=runs, format=format.value, labels=labels, usage=usage, trace=trace)
     if trace is not None:
-        for line in trace_lines(runs, trace):
+        for line in show_trace(settings):
             sys.stdout.write(line + "\n")
         return
-    comparison = compare(read_runs(runs, labels))
-    for warning in comparison.warnings:
-        err.print(Text(f"warning: {warning}"))
+    comparison = execute_show(settings, lambda event: err.print(Text(event.text)))
     if format is ShowFormat.table:
         _print_tables(comparison, usage)
-    elif format is ShowFormat.json:
-        data = comparison_json(comparison)
-        if repeated := repeatability_json(comparison):
-            data["repeatability"] = repeated
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-    elif format is ShowFormat.csv:
-        sys.stdout.write(comparison_csv(comparison, usage=usage))
     else:
-        repeated = [
-            f"\n## {title}\n\n{markdown_table(headers, cells, numeric)}\n"
-            for title, headers, cells, numeric in repeatability_tables(comparison)
-        ]
-        sys.stdout.write(comparison_markdown(comparison, usage=usage) + "".join(repeated))
+        sys.stdout.write(show_text(comparison, settings.format, usage))

@@ -4,10 +4,10 @@ takes NAME) and `--options FILE.yaml`, a mapping of scorer names to their option
 from pathlib import Path
 from typing import Any
 
-from biarena.cli.options import read_options_file
+from biarena.benchmarks.options_file import read_options_file
 from biarena.errors import FormatError, UsageError, did_you_mean
 from biarena.options import Options, option_name, options_model, parse_option_pairs, validate_options
-from biarena.scoring import SCORERS
+from biarena.scoring.registry import SCORERS
 
 
 def _model(name: str) -> type[Options]:

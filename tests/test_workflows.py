@@ -1,0 +1,103 @@
+"""The command line and the Python API are two faces of the same library functions: the same settings reach the
+same workflow and give the same run file and scores; a misspelled keyword of the API is one line that suggests
+the name meant."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import biarena
+from biarena.errors import UsageError
+from biarena.runner import RunStore
+from tests.cli_in_process import cli
+from tests.run_helpers import make_shop
+
+
+def _answers(path: Path) -> list[tuple[str, str | None, str | None, str]]:
+    with RunStore(path) as store:
+        return sorted((a.question_id, a.final_sql, a.text, a.status) for a in store.answers())
+
+
+def _scores(path: Path) -> list[tuple[str, str, float | None]]:
+    with RunStore(path) as store:
+        return sorted((s.question_id, s.name, s.value) for s in store.scores())
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[dict[str, Any]]:
+    """Record the keyword arguments of every call to `module.name` (still called)."""
+    import importlib
+
+    target = importlib.import_module(module)
+    real = getattr(target, name)
+    calls: list[dict[str, Any]] = []
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        calls.append({"args": args, **kwargs})
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, recorded)
+    return calls
+
+
+def test_run_and_score_through_the_cli_and_the_api_reach_one_workflow(
+    tmp_path: Path, sales_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = make_shop(tmp_path, sales_db)
+    answered = _spy(monkeypatch, "biarena.runner.execute", "answer_questions")
+    scored = _spy(monkeypatch, "biarena.scoring.execute", "score_run")
+    by_cli, by_api = tmp_path / "cli.run", tmp_path / "api.run"
+
+    assert cli("run", bench, "--agent", "text2sql", "--model", "mock", "-M", "temperature=0", "--limit", "4",
+               "-o", by_cli).returncode == 0  # fmt: skip
+    path = biarena.run(bench, agent="text2sql", model="mock", model_options={"temperature": 0}, limit=4, out=by_api)
+    assert path == by_api and len(answered) == 2
+    cli_call, api_call = answered
+    assert [q.id for q in cli_call["args"][3]] == [q.id for q in api_call["args"][3]]  # the same 4 questions
+    assert cli_call["args"][2].model.spec == api_call["args"][2].model.spec  # the same system and model
+    settings = [{k: v for k, v in call.items() if k not in ("args", "on_event")} for call in answered]
+    assert settings[0] == settings[1]
+    assert _answers(by_cli) == _answers(by_api) and len(_answers(by_cli)) == 4
+
+    assert cli("score", by_cli, "--scorer", "execution_accuracy", "--scorer", "execution").returncode == 0
+    assert biarena.score(by_api, scorers=["execution_accuracy", "execution"]) == by_api
+    assert len(scored) == 2
+    assert [s.scorer.name for s in scored[0]["args"][1]] == [s.scorer.name for s in scored[1]["args"][1]]
+    assert _scores(by_cli) == _scores(by_api) and _scores(by_cli)
+
+
+def test_a_report_through_the_cli_and_the_api_is_the_same_file(tmp_path: Path, sales_db: Path) -> None:
+    bench = make_shop(tmp_path, sales_db)
+    run = tmp_path / "gold.run"
+    assert biarena.run(bench, agent="gold", out=run) == run
+    biarena.score(run)
+    assert cli("report", run, "-o", tmp_path / "cli.md", "--title", "same").returncode == 0
+    assert biarena.report(run, tmp_path / "api.md", title="same") == tmp_path / "api.md"
+    assert (tmp_path / "cli.md").read_text(encoding="utf-8") == (tmp_path / "api.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("call", "meant"),
+    [
+        (lambda out: biarena.run("bis-synth", agent="gold", out=out, per_categroy=1), "per_category"),
+        (lambda out: biarena.run("bis-synth", agent="gold", out=out, retry_error=True), "retry_errors"),
+        (lambda out: biarena.score(out, rescor=True), "rescore"),
+        (lambda out: biarena.score(out, judge_modle="mock"), "judge_model"),
+        (lambda out: biarena.report(out, titel="x"), "title"),
+        (lambda out: biarena.judge_check("corgi", judge_model="mock", seeds=2), "seed"),
+    ],
+)
+def test_a_misspelled_keyword_is_one_line_that_suggests_the_name(tmp_path: Path, call: Any, meant: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        call(tmp_path / "x.run")
+    message = str(raised.value)
+    assert "\n" not in message and f"did you mean '{meant}'?" in message
+    assert "takes no option" in message
+
+
+def test_a_value_out_of_range_is_said_as_the_flag_says_it(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"^--concurrency 0 is out of range: it must be >=1$"):
+        biarena.run("bis-synth", agent="gold", out=tmp_path / "x.run", concurrency=0)
+    with pytest.raises(UsageError, match=r"^--decimals 16 is out of range: it must be >=0 and <=15$"):
+        biarena.score(tmp_path / "x.run", decimals=16)
+    assert not (tmp_path / "x.run").exists()

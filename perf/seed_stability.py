@@ -12,8 +12,9 @@ import tempfile
 from pathlib import Path
 
 from biarena.benchmarks import load_benchmark
-from biarena.benchmarks.builtin import BisSynthOptions, build_builtin
+from biarena.benchmarks.builtin import build_builtin
 from biarena.db import DatabasePool
+from biarena.generate.builtins import BisSynthOptions
 from biarena.metrics import ScoringContext
 from biarena.metrics.contracts import CONTRACTS
 from biarena.metrics.gold_perturbations import KINDS, perturb_gold

@@ -5,8 +5,7 @@
 """
 
 from biarena.lazy_exports import lazy_exports
-
-__version__ = "0.1.0"
+from biarena.version import __version__ as __version__
 
 # `report` is the API function; the `biarena.report` package stays importable by its full name.
 __getattr__, __dir__ = lazy_exports(

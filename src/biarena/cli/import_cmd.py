@@ -3,13 +3,13 @@ command per importer in IMPORTERS."""
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from biarena.benchmarks import IMPORTERS, load_benchmark, save_benchmark
+from biarena.benchmarks import IMPORTERS, load_benchmark, open_import, save_benchmark
 from biarena.benchmarks.anchor import Now, unanchored
 from biarena.benchmarks.native import check_target
 from biarena.benchmarks.shown import shown
@@ -90,18 +90,14 @@ IMPORT_SWITCHES = {"--no-evidence": "evidence=false"}
 
 def _import(name: str, path: Path, out: Path, force: bool, options: Options, gold_check: bool = True) -> None:
     """Run importer `name` and save what it read (an importer that is a context manager is read inside it)."""
-    with ExitStack() as stack:
-        made = IMPORTERS[name](path, options)
-        if isinstance(made, AbstractContextManager):
-            made = stack.enter_context(made)
-        benchmark: Benchmark = getattr(made, "benchmark", made)
-        skipped: dict[str, str] = getattr(made, "skipped", {})  # CORGI's verticals whose database is unusable
+    with open_import(name, path, options) as made:
+        benchmark, skipped = made.benchmark, made.skipped  # skipped: CORGI's verticals whose database is unusable
         if skipped and not benchmark.questions:
             reasons = "; ".join(f"{vertical}: {why}" for vertical, why in skipped.items())
             raise FormatError(f"{path}: no vertical could be imported ({reasons})")
         for vertical, why in skipped.items():
             _say(f"warning: vertical '{vertical}' skipped: {why}")
-        for note in getattr(made, "notes", []):  # Spider 2.0-lite's instances skipped or without gold
+        for note in made.notes:  # Spider 2.0-lite's instances skipped or without gold
             _say(note)
         _save(benchmark, out, force, getattr(options, "now", None))
     if gold_check:

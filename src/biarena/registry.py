@@ -105,6 +105,23 @@ class Registry(Mapping[str, T], Generic[T]):
     def __len__(self) -> int:
         return len(self._builtins) + len(self.plugins())
 
+    def __setitem__(self, name: str, value: Any) -> None:
+        """Register `name` in this process (a program that embeds biarena, a test): `value` is "module:attr", or the
+        object itself. Packages extend a registry through entry points instead."""
+        if isinstance(value, str):
+            self._builtins[name] = Entry(name, value)
+            self._loaded.pop(name, None)
+        else:
+            self._builtins[name] = Entry(
+                name, f"{getattr(value, '__module__', '?')}:{getattr(value, '__qualname__', '?')}"
+            )
+            self._loaded[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        """Forget `name` registered in this process (KeyError when it is not)."""
+        del self._builtins[name]
+        self._loaded.pop(name, None)
+
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, {list(self._builtins)!r})"
 

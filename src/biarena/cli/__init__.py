@@ -6,10 +6,10 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from biarena import __version__
 from biarena.cli.help_text import unwrap_help
 from biarena.errors import BiarenaError
 from biarena.registry import Registry
+from biarena.version import __version__
 
 
 def _command(target: str, short_help: str) -> tuple[str, dict[str, str]]:

@@ -12,7 +12,9 @@ from biarena.synth.verify import Check, verify
 
 
 def _spec_file(target: str) -> Path:
-    """The file of a built-in vertical, "package:folder/file.yaml" among the package's data."""
+    """The spec file of a registered vertical: "package:folder/file.yaml" among a package's data, or a file's path."""
+    if Path(target).is_absolute():
+        return Path(target)
     package, _, where = target.partition(":")
     return Path(str(resources.files(package).joinpath(where)))
 

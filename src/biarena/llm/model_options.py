@@ -171,9 +171,6 @@ class LocalModel(ModelOptions):
     """A GGUF model run in-process by llama.cpp: local (the embedded model) or local:/path.gguf."""
 
 
-MODEL_PROVIDERS = PROVIDERS
-"""The providers `describe model` lists, each with the options a model takes (its class's `Options`: the same for
-every provider; the server's options are ignored by `local`)."""
 
 
 def split_spec(spec: str) -> dict[str, str]:
@@ -249,7 +246,6 @@ def resolve_model(
 
 __all__ = [
     "MODELS_FILE",
-    "MODEL_PROVIDERS",
     "ModelOptions",
     "models_file",
     "read_models_file",

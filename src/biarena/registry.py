@@ -181,28 +181,27 @@ class Registry(Mapping[str, T], Generic[T]):
 
         A plugin name that is also a built-in's, or two plugins' of one name, is a PluginError naming both."""
         if self._plugins is None:
-            self._plugins = {}
+            found: dict[str, Entry] = {}  # filled aside, then published whole: threads never see half of it
             if self.group is not None:
                 from importlib.metadata import entry_points
 
                 for point in entry_points(group=self.group):
                     package = _distribution(point)
                     if point.name in self._builtins:
-                        self._plugins = None
                         raise PluginError(
                             f"{self.kind} '{point.name}' of package '{package}' clashes with the built-in "
                             f"{self.kind} of package '{BUILT_IN}': rename it in the '{self.group}' entry points"
                         )
-                    if point.name in self._plugins:
-                        other = self._plugins[point.name].package
+                    if point.name in found:
+                        other = found[point.name].package
                         if other == package:  # one distribution seen twice on the path: the first one wins
                             continue
-                        self._plugins = None
                         raise PluginError(
                             f"{self.kind} '{point.name}' is given by both package '{other}' and package "
                             f"'{package}' (entry-point group '{self.group}'): uninstall or rename one"
                         )
-                    self._plugins[point.name] = Entry(point.name, point.value, package, entry_point=point)
+                    found[point.name] = Entry(point.name, point.value, package, entry_point=point)
+            self._plugins = found
         return self._plugins
 
     def _object(self, entry: Entry) -> Any:

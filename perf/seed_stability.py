@@ -12,14 +12,15 @@ import tempfile
 from pathlib import Path
 
 from biarena.benchmarks import load_benchmark
-from biarena.benchmarks.builtin import BisSynthOptions, build_builtin
+from biarena.benchmarks.builtin import build_builtin
 from biarena.db import DatabasePool
+from biarena.generate.builtins import BisSynthOptions
 from biarena.metrics import ScoringContext
-from biarena.metrics.contracts import CONTRACTS
 from biarena.metrics.gold_perturbations import KINDS, perturb_gold
 from biarena.metrics.neighbour_suite import _domain
 from biarena.records import Answer, SystemSpec
 from biarena.scoring import default_scorers, get_scorer
+from biarena.scoring.contract_names import CONTRACTS
 
 SCORES = (
     *(f"execution_accuracy[{name}]" if name != "biarena" else "execution_accuracy" for name in CONTRACTS),

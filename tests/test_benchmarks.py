@@ -149,16 +149,17 @@ def test_unknown_builtin_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_a_changed_generator_builds_its_builtin_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import biarena
+    from biarena.benchmarks import builtin
     from biarena.benchmarks.builtin import _fingerprint
+    from biarena.version import __version__
 
     root = tmp_path / "biarena"
     (root / "generate").mkdir(parents=True)
     (root / "generate" / "forms.py").write_text("FORMS = 1\n")
     (root / "generate" / "notes.md").write_text("not code\n")
-    monkeypatch.setattr(biarena, "__file__", str(root / "__init__.py"))
+    monkeypatch.setattr(builtin, "PACKAGE_ROOT", root)
     before = _fingerprint("corgi-synth")
-    assert before.startswith(f"corgi-synth-{biarena.__version__}-")
+    assert before.startswith(f"corgi-synth-{__version__}-")
     (root / "generate" / "notes.md").write_text("edited, still not code\n")
     assert _fingerprint("corgi-synth") == before
     (root / "generate" / "forms.py").write_text("FORMS = 2\n")

@@ -41,7 +41,7 @@ def command_paths() -> list[list[str]]:
 
 
 def test_the_top_level_help_lists_each_command_by_the_start_of_its_own_help() -> None:
-    for name, (_, short) in COMMANDS.items():
+    for name, short in ((n, COMMANDS.meta(n, "help")) for n in COMMANDS):
         command = load_command(name)
         own = " ".join((command.help or "").split("\n\n")[0].split())
         assert own.startswith(short.rstrip(".")), (name, short, own)

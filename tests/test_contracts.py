@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from biarena.db import QueryResult
 from biarena.errors import NotFoundError
 from biarena.metrics.contract_match import condition_columns, contract_score, order_matters, remove_distinct
-from biarena.metrics.contracts import CONTRACTS, contract_named, split_contract_names
 from biarena.records import Question
+from biarena.scoring.contract_names import CONTRACTS, contract_named, split_contract_names
 from tests.conftest import ROOT
 
 GOLDEN = ROOT / "tests" / "fixtures" / "contracts"

@@ -14,7 +14,7 @@ import biarena
 from biarena.errors import NotFoundError, UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
-API = ("build", "load_benchmark", "run", "score", "results", "report", "judge_check")
+API = ("build", "import_benchmark", "load_benchmark", "run", "score", "results", "report", "judge_check")
 
 
 def test_every_function_is_there_typed_and_documented() -> None:

@@ -13,7 +13,7 @@ from unittest.mock import patch
 
 import pytest
 
-from biarena.llm import PROVIDERS, ChatRequest, MockProvider, Model, ModelOptions
+from biarena.llm import ChatRequest, MockProvider, Model, ModelOptions
 from biarena.llm.cache import ResponseCache
 from biarena.llm.try_seed import SEED_STRIDE, asking_try
 from biarena.metrics.repeatability import pass_all_k, pass_at_k, repeatability
@@ -51,7 +51,7 @@ def scripted() -> Iterator[list[MockProvider]]:
         made.append(MockProvider([seeded_reply], model=options.name or "scripted"))
         return made[-1]
 
-    with patch.dict(PROVIDERS, {"mock": provider}):
+    with patch.object(MockProvider, "from_options", provider):
         yield made
 
 

@@ -1,18 +1,18 @@
 """biarena: benchmark, judge and rank AI data analysts on SQL databases.
 
-`import biarena` gives the Python API (`build`, `load_benchmark`, `run`, `score`, `results`, `report`,
-`judge_check`), each loaded on first use, so the command line's start-up does not pay for it.
+`import biarena` gives the Python API (`build`, `import_benchmark`, `load_benchmark`, `run`, `score`, `results`,
+`report`, `judge_check`), each loaded on first use, so the command line's start-up does not pay for it.
 """
 
 from biarena.lazy_exports import lazy_exports
-
-__version__ = "0.1.0"
+from biarena.version import __version__ as __version__
 
 # `report` is the API function; the `biarena.report` package stays importable by its full name.
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "build": "api.build",
+        "import_benchmark": "api.import_benchmark",
         "load_benchmark": "api.load_benchmark",
         "run": "api.run",
         "score": "api.score",

@@ -1,44 +1,51 @@
 """Systems under test: built-in agents and adapters for external systems."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from biarena.agents.bibench_baseline import BIBenchBaseline
-from biarena.agents.external import CommandSystem, HttpSystem, PythonSystem
-from biarena.agents.gold import GoldSystem
-from biarena.agents.iterative import Iterative
-from biarena.agents.no_interaction import NoInteraction
-from biarena.agents.predictions import PredictionsSystem, load_predictions
-from biarena.agents.sequential import Sequential
+from biarena.agents.predictions import load_predictions
 from biarena.agents.system import AgentEnv, System, run_step
-from biarena.agents.text2sql import Text2SQL
-from biarena.errors import NotFoundError, did_you_mean
+from biarena.registry import Registry
 
-SYSTEMS: dict[str, Callable[..., System]] = {
-    "gold": GoldSystem,
-    "predictions": PredictionsSystem,
-    "text2sql": Text2SQL,
-    "sequential": Sequential,
-    "iterative": Iterative,
-    "no_interaction": NoInteraction,
-    "bibench_baseline": BIBenchBaseline,
-    "http": HttpSystem,
-    "command": CommandSystem,
-    "python": PythonSystem,
-}
-"""Systems by name; a factory's `Options` model declares what it takes (as an options object or keywords), and the
-agents in MODEL_AGENTS take the model first."""
+_MODEL = {"needs_model": True}
 
-MODEL_AGENTS = frozenset({"text2sql", "sequential", "iterative", "no_interaction", "bibench_baseline"})
+SYSTEMS: Registry[Callable[..., System]] = Registry(
+    "agent",
+    {
+        "gold": "biarena.agents.gold:GoldSystem",
+        "predictions": "biarena.agents.predictions:PredictionsSystem",
+        "text2sql": ("biarena.agents.text2sql:Text2SQL", _MODEL),
+        "sequential": ("biarena.agents.sequential:Sequential", _MODEL),
+        "iterative": ("biarena.agents.iterative:Iterative", _MODEL),
+        "no_interaction": ("biarena.agents.no_interaction:NoInteraction", _MODEL),
+        "bibench_baseline": ("biarena.agents.bibench_baseline:BIBenchBaseline", _MODEL),
+        "http": "biarena.agents.external:HttpSystem",
+        "command": "biarena.agents.external:CommandSystem",
+        "python": "biarena.agents.external:PythonSystem",
+    },
+    group="biarena.agents",
+)
+"""Systems by name, each imported on first use (plugins add theirs through the `biarena.agents` entry points); a
+factory's `Options` model declares what it takes (as an options object or keywords), and an agent whose entry (or
+class) says `needs_model` takes the model first (`model=`)."""
+
+
+class _ModelAgents:
+    """The agents that need a model (`--model`): `name in MODEL_AGENTS`."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in SYSTEMS and bool(SYSTEMS.meta(name, "needs_model", False))
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in SYSTEMS if name in self)
+
+
+MODEL_AGENTS = _ModelAgents()
 """Agents that need a model (`--model`)."""
 
 
 def system_factory(name: str) -> Callable[..., System]:
     """The factory of the system `name` (NotFoundError, with a suggestion, for an unknown name)."""
-    if name not in SYSTEMS:
-        raise NotFoundError(
-            f"unknown agent '{name}'{did_you_mean(name, sorted(SYSTEMS))} (known: {', '.join(sorted(SYSTEMS))})"
-        )
     return SYSTEMS[name]
 
 

@@ -7,6 +7,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "build": "build",
+        "import_benchmark": "import_benchmark",
         "load_benchmark": "load_benchmark",
         "run": "run",
         "score": "score",

@@ -3,79 +3,37 @@
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pydantic import Field
-
-from biarena import __version__
 from biarena.errors import NotFoundError, did_you_mean
-from biarena.options import Options, takes
+from biarena.options import Options
 from biarena.records import Benchmark
+from biarena.registry import BUILT_IN, Registry
+from biarena.version import __version__
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+"""The folder of the biarena package, whose sources a built-in's fingerprint reads."""
 
 Progress = Callable[[int, int, str, str], None]
 """Told (finished, total, item, what is happening) as a build goes."""
 
 
-def _generator(where: str) -> Callable[..., Any]:
-    """The function at "module:function", imported now: generators sit above this package and load only to build."""
-    import importlib
-
-    module, _, function = where.partition(":")
-    return getattr(importlib.import_module(module), function)
-
-
-class BisSynthOptions(Options):
-    """Options of the bis-synth benchmark."""
-
-    seed: int = 0
-    """Random seed: the same seed gives the same benchmark."""
-
-
-class CorgiSynthOptions(Options):
-    """Options of the corgi-synth benchmark."""
-
-    scale: float = Field(1.0, ge=0.01)
-    """Database size: each vertical's row counts times this."""
-    seed: int = 0
-    """Random seed: the same seed and scale give the same benchmark."""
-
-
-@takes(BisSynthOptions)
-def build_bis_synth(
-    target: Path, options: BisSynthOptions | None = None, *, on_progress: Progress | None = None, **values: Any
-) -> None:
-    """BIS-style questions in the 9 BIS categories plus language, English and Chinese, over two databases."""
-    chosen = BisSynthOptions.resolve(options, values, "benchmark 'bis-synth'")
-    _generator("biarena.generate.bis_synth:build")(target, seed=chosen.seed)
-
-
-@takes(CorgiSynthOptions)
-def build_corgi_synth(
-    target: Path, options: CorgiSynthOptions | None = None, *, on_progress: Progress | None = None, **values: Any
-) -> None:
-    """The CORGI suite over simulated business databases, one vertical after another."""
-    chosen = CorgiSynthOptions.resolve(options, values, "benchmark 'corgi-synth'")
-    build = _generator("biarena.generate.corgi_suite:build")
-    build(target, scale=chosen.scale, seed=chosen.seed, on_progress=on_progress)
-
-
 Builder = Callable[..., None]
 """Writes a native benchmark into the given (empty) directory: `(target, options=None, *, on_progress=None)`."""
 
-BUILTINS: dict[str, Builder] = {
-    "bis-synth": build_bis_synth,
-    "corgi-synth": build_corgi_synth,
-}
-"""Built-in benchmarks by name; a builder's `Options` model declares what it takes (the generator it calls is
-imported only when it builds)."""
+BUILTINS: Registry[Builder] = Registry(
+    "built-in benchmark",
+    {
+        "bis-synth": "biarena.generate.builtins:build_bis_synth",
+        "corgi-synth": "biarena.generate.builtins:build_corgi_synth",
+    },
+    group="biarena.benchmarks",
+)
+"""Built-in benchmarks by name, each builder imported only when it builds (plugins add theirs through the
+`biarena.benchmarks` entry points); a builder's `Options` model declares what it takes."""
 
 
 def builtin_builder(name: str) -> Builder:
     """The builder of built-in benchmark `name` (NotFoundError, with a suggestion, for an unknown name)."""
-    if name not in BUILTINS:
-        choices = sorted(BUILTINS)
-        known = ", ".join(choices)
-        raise NotFoundError(f"unknown built-in benchmark '{name}'{did_you_mean(name, choices)} (known: {known})")
     return BUILTINS[name]
 
 
@@ -91,10 +49,16 @@ def _fingerprint(name: str) -> str:
     default options included), so a changed generator builds afresh instead of serving a stale copy."""
     import hashlib
 
-    import biarena
-
     digest = hashlib.sha256(__version__.encode())
-    root = Path(biarena.__file__).parent
+    root = PACKAGE_ROOT
+    entry = BUILTINS.entry(name)
+    if entry.package != BUILT_IN:  # a plugin's benchmark: its package's name and version too
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            digest.update(f"{entry.package} {version(entry.package)} {entry.target}".encode())
+        except PackageNotFoundError:
+            digest.update(f"{entry.package} {entry.target}".encode())
     for part in ("generate", "synth", "records", "benchmarks/builtin.py"):
         for path in sorted((root / part).rglob("*")) if (root / part).is_dir() else [root / part]:
             if path.suffix in (".py", ".yaml", ".yml", ".txt", ".json") and path.is_file():

@@ -2,11 +2,12 @@
 importer and saved in the native format, reported through events."""
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 
 from biarena.benchmarks.anchor import Now, unanchored
 from biarena.benchmarks.import_settings import ImportSettings
+from biarena.benchmarks.imported import open_import
 from biarena.benchmarks.native import check_target, save_benchmark
 from biarena.benchmarks.options_file import read_options_file
 from biarena.benchmarks.shown import shown
@@ -52,18 +53,14 @@ def execute_import(settings: ImportSettings, on_event: EventHandler = ignore) ->
             )
         options = importer_options(settings)
         check_target(settings.out, overwrite=settings.force)
-        with ExitStack() as stack:
-            made = IMPORTERS[settings.importer](settings.path, options)
-            if isinstance(made, AbstractContextManager):
-                made = stack.enter_context(made)
-            benchmark: Benchmark = getattr(made, "benchmark", made)
-            skipped: dict[str, str] = getattr(made, "skipped", {})  # CORGI's verticals whose database is unusable
+        with open_import(settings.importer, settings.path, options) as made:
+            benchmark, skipped = made.benchmark, made.skipped  # skipped: CORGI's verticals whose database is unusable
             if skipped and not benchmark.questions:
                 reasons = "; ".join(f"{vertical}: {why}" for vertical, why in skipped.items())
                 raise FormatError(f"{settings.path}: no vertical could be imported ({reasons})")
             for vertical, why in skipped.items():
                 say(f"warning: vertical '{vertical}' skipped: {why}")
-            for note in getattr(made, "notes", []):  # Spider 2.0-lite's instances skipped or without gold
+            for note in made.notes:  # Spider 2.0-lite's instances skipped or without gold
                 say(note)
             _save(benchmark, settings.out, settings.force, getattr(options, "now", None), say)
     return settings.out

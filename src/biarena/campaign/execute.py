@@ -117,8 +117,7 @@ def _scorer(unit: WorkUnit) -> Any:
     factory = SCORERS.get(spec.name)
     if factory is None or not spec.options:
         return get_scorer(spec.name)
-    named = getattr(factory, "scorer_class", None)
-    model = options_model(named() if callable(named) else factory)
+    model = options_model(factory)
     return get_scorer(spec.name, options=model.model_validate(spec.options))
 
 

@@ -245,8 +245,7 @@ def _scorer_spec(entry: ScorerEntry, judge: dict[str, Any] | None, where: str) -
 
     try:
         factory = SCORERS.get(entry.name)
-        named = getattr(factory, "scorer_class", None)
-        model = options_model(named() if callable(named) else factory) if factory is not None else NoOptions
+        model = options_model(factory) if factory is not None else NoOptions
         options = validate_options(model, entry.options, f"{where}.options: scorer '{entry.name}'")
         scorer = get_scorer(entry.name, **({"options": options} if entry.options else {}))
     except BiarenaError as error:

@@ -1,6 +1,7 @@
 """`biarena describe KIND [NAME]`: the agents, importers and built-in benchmarks there are, and each one's options."""
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -9,6 +10,7 @@ from rich.text import Text
 from biarena.cli.console import new_table, out, print_table, row
 from biarena.errors import NotFoundError, did_you_mean
 from biarena.options import describe_options, options_model
+from biarena.registry import BUILT_IN, Registry
 
 KINDS: dict[str, str] = {
     "agent": "biarena.agents:SYSTEMS",
@@ -16,13 +18,16 @@ KINDS: dict[str, str] = {
     "benchmark": "biarena.benchmarks:BUILTINS",
     "question-method": "biarena.cli.generate_cmd:METHODS",
     "scorer": "biarena.scoring:SCORERS",
-    "model": "biarena.llm.model_options:MODEL_PROVIDERS",
+    "model": "biarena.llm.providers:PROVIDERS",
+    "contract": "biarena.scoring.contract_names:CONTRACTS",
+    "engine": "biarena.db.open_database:ENGINES",
+    "vertical": "biarena.synth:VERTICALS",
 }
-"""Each kind of thing that takes options, and where its registry (a dict name -> factory, each factory naming its
-options model) is found: describing another kind is one more line."""
+"""Each kind of thing there is, and where its registry (a Registry, or a dict name -> factory, each factory naming
+its options model) is found: describing another kind is one more line."""
 
 
-def registry(kind: str) -> dict[str, Any]:
+def registry(kind: str) -> Any:
     """The registry of `kind` (NotFoundError, with a suggestion, for an unknown kind)."""
     if kind not in KINDS:
         hint = did_you_mean(kind, list(KINDS))
@@ -31,15 +36,26 @@ def registry(kind: str) -> dict[str, Any]:
     return getattr(importlib.import_module(module), attribute)
 
 
-def made(factory: Any) -> Any:
-    """What a registry's factory makes: a lazy factory (the scorers') names its class through `scorer_class()`."""
-    named = getattr(factory, "scorer_class", None)
-    return named() if callable(named) else factory
+def entries(found: Any) -> dict[str, Any]:
+    """Each name's object: a Registry's loaded (a plugin that fails to load is reported in one line and left
+    out), or a dict's values."""
+    return found.loaded() if isinstance(found, Registry) else dict(found)
 
 
 def about(factory: Any) -> str:
-    """What a factory makes, from the first paragraph of its docstring."""
+    """What a thing is: its `description` (a contract's), its file's name (a vertical's spec), else the first
+    paragraph of its docstring."""
+    if isinstance(getattr(factory, "description", None), str):
+        return " ".join(factory.description.split())
+    if isinstance(factory, Path):
+        return f"spec {factory.name}"
     return " ".join((factory.__doc__ or "").split("\n\n")[0].split())
+
+
+def source(found: Any, name: str) -> str:
+    """" (plugin from PACKAGE)" for a plugin's entry, else nothing."""
+    package = found.package(name) if isinstance(found, Registry) else BUILT_IN
+    return f" (plugin from {package})" if package != BUILT_IN else ""
 
 
 def describe(
@@ -53,18 +69,23 @@ def describe(
     that uses them: `run --agent NAME`, `import NAME`, `build NAME`, `generate questions --method NAME`; a scorer's
     with -O SCORER.NAME=VALUE on `score`.
     """
-    found = {each: made(factory) for each, factory in registry(kind).items()}
+    kinds = registry(kind)
     if name is None:
+        found = entries(kinds)
         table = new_table(f"{kind}s", [(kind, "name"), ("what it is", "text"), ("options", "text")])
         for each, factory in found.items():
-            row(table, each, about(factory), ", ".join(options_model(factory).model_fields) or "-")
+            shown = about(factory) + source(kinds, each)
+            row(table, each, shown, ", ".join(options_model(factory).model_fields) or "-")
         print_table(table)
         return
-    if name not in found:
-        choices = sorted(found)
+    if isinstance(kinds, Registry):
+        factory = kinds[name]  # an unknown name: one line with the close ones
+    elif name in kinds:
+        factory = kinds[name]
+    else:
+        choices = sorted(kinds)
         raise NotFoundError(f"unknown {kind} '{name}'{did_you_mean(name, choices)} (known: {', '.join(choices)})")
-    factory = found[name]
-    out.print(Text(f"{kind} {name}: {about(factory)}"))
+    out.print(Text(f"{kind} {name}: {about(factory)}{source(kinds, name)}"))
     options = describe_options(options_model(factory))
     if not options:
         out.print(Text("It takes no options."))

@@ -94,5 +94,5 @@ def _command(name: str) -> Callable[..., None]:
     return command
 
 
-for _name in IMPORTERS:
+for _name in IMPORTERS.loaded():  # a plugin importer that fails to load is reported and left out
     app.command(_name, help=_help(_name), cls=legacy_flags(IMPORT_FLAGS, IMPORT_SWITCHES))(_command(_name))

@@ -6,7 +6,7 @@ from biarena.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Database, Pre
 from biarena.db.errors import SqlError, SqlProblem, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.guard import check_read_only
 from biarena.db.limits import SandboxLimits, parse_seconds, parse_size
-from biarena.db.open_database import open_database
+from biarena.db.open_database import ENGINES, open_database
 from biarena.db.pool import DatabasePool
 from biarena.db.result import QueryResult
 from biarena.db.schema import describe_schema
@@ -15,6 +15,7 @@ from biarena.db.transpile import transpile
 __all__ = [
     "DEFAULT_MAX_ROWS",
     "DEFAULT_TIMEOUT",
+    "ENGINES",
     "Database",
     "DatabasePool",
     "PreparedStatement",

@@ -68,6 +68,12 @@ class Database(ABC):
 
     """True when the engine itself refuses writes and functions off the allow-list (SQLite's authorizer)."""
 
+    @classmethod
+    def from_url(cls, url: str, *, allow_superuser: bool = False, **settings: Any) -> "Database":
+        """The database at `url` (an engine's `scheme://...` URL), read-only; `settings` are the limits. An engine
+        that reads a file takes SCHEME:///PATH (see `url_path`); a server engine takes the URL itself."""
+        return cls(url, **settings)  # type: ignore[call-arg]
+
     def __init__(self, limits: SandboxLimits | None = None, **overrides: Any) -> None:
         unknown = sorted(set(overrides) - set(LIMIT_FIELDS))
         if unknown:

@@ -27,6 +27,14 @@ class DuckDatabase(Database):
 
     dialect = "duckdb"
 
+    @classmethod
+    def from_url(cls, url: str, *, allow_superuser: bool = False, **settings: Any) -> "DuckDatabase":
+        """The DuckDB file of `duckdb:///PATH`."""
+        path = url.split(":///", 1)[1] if ":///" in url else ""
+        if not path or path == ":memory:":
+            raise UsageError(f"a DuckDB URL must name a file as duckdb:///PATH: {url}")
+        return cls(path, **settings)
+
     def __init__(self, path: str | Path, **limits: Any) -> None:
         super().__init__(**limits)
         if importlib.util.find_spec("duckdb") is None:

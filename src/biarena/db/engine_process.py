@@ -26,7 +26,6 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-import biarena
 from biarena.db.engine_serve import HEADER, PROBLEMS, send_message
 from biarena.db.errors import SqlError, SqlTimeout, SqlTooLarge
 from biarena.db.limits import GIB, MIB, format_size
@@ -169,7 +168,7 @@ class EngineProcess:
 
     def _start(self) -> None:
         temp = scratch_dir(f"{self.temp_name}-{os.getpid()}-{next(_serial)}")
-        root = str(Path(biarena.__file__).resolve().parent.parent)
+        root = str(Path(__file__).resolve().parents[2])
         process = subprocess.Popen(
             [sys.executable, "-c", _BOOT, root],
             stdin=subprocess.PIPE,

@@ -50,6 +50,11 @@ class ServerDatabase(Database):
     unless `allow_superuser` is set.
     """
 
+    @classmethod
+    def from_url(cls, url: str, *, allow_superuser: bool = False, **settings: Any) -> "ServerDatabase":
+        """The server database at the SQLAlchemy `url` (a superuser role refused unless `allow_superuser`)."""
+        return cls(url, allow_superuser=allow_superuser, **settings)
+
     def __init__(self, url: str, *, allow_superuser: bool = False, **limits: Any) -> None:
         super().__init__(**limits)
         import sqlalchemy

@@ -32,6 +32,12 @@ KILL_GRACE = 1.0
 at the limit and keeps the process, unless the statement is stuck where the handler does not run."""
 
 
+def _existing(path: Path) -> Path:
+    if not path.is_file():
+        raise NotFoundError(f"database file not found: {path}")
+    return path
+
+
 class SqliteDatabase(Database):
     """An SQLite file opened read-only (`mode=ro`, `query_only`) with an authorizer that denies writes.
 
@@ -41,6 +47,14 @@ class SqliteDatabase(Database):
     dialect = "sqlite"
     engine_checks_functions = True
     engine_is_sandbox = True
+
+    @classmethod
+    def from_url(cls, url: str, *, allow_superuser: bool = False, **settings: Any) -> "SqliteDatabase":
+        """The SQLite file of `sqlite:///PATH`."""
+        path = url.split(":///", 1)[1] if ":///" in url else ""
+        if not path or path == ":memory:":
+            raise NotFoundError(f"an SQLite URL must name a file: {url}")
+        return cls(_existing(Path(path)), **settings)
 
     def __init__(self, path: str | Path, **limits: Any) -> None:
         super().__init__(**limits)

@@ -7,9 +7,11 @@ scorer's `score` turns the judgement into Score records stamped with rubric and 
 from dataclasses import dataclass, field
 from typing import Any
 
+from biarena.errors import NotFoundError
 from biarena.records import Answer, Question, Score, TraceEntry
 from biarena.scoring.configured import Configured
 from biarena.scoring.context import JudgeReplyError, ScorerContext
+from biarena.scoring.rubric import LoadedRubric
 from biarena.scoring.score_info import ScoreInfo
 from biarena.scoring.scorer import ScoreResult, trace_usage
 
@@ -45,6 +47,14 @@ class JudgeScorer(Configured):
     default_rubric: str | None = None
     """Package resource name of its default YAML rubric (under biarena/judges/rubrics/), if it has one."""
     error_answers = False
+
+    def builtin_rubric(self) -> LoadedRubric:
+        """Its default rubric as packaged (`setup_scorers` asks a scorer with a `default_rubric` for it)."""
+        from biarena.judges.rubric import load_builtin_rubric
+
+        if not self.default_rubric:
+            raise NotFoundError(f"judge '{self.name}' has no built-in rubric")
+        return load_builtin_rubric(self.default_rubric)
 
     @property
     def produces(self) -> tuple[str, ...]:

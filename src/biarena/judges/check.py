@@ -27,8 +27,8 @@ from biarena.judges.insight_truth import target_words
 from biarena.judges.pairwise import PairwiseJudge
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
-from biarena.metrics.context import ScoringContext
 from biarena.records import Answer, Question, Step, SystemSpec
+from biarena.scoring.scoring_context import ScoringContext
 from biarena.stats.bootstrap import paired_bootstrap
 
 TYPES = ("corgi:type2", "corgi:type3", "corgi:type4")

@@ -3,12 +3,13 @@
 from pathlib import Path
 from typing import Any
 
-from biarena.errors import NotFoundError, UsageError
+from biarena.errors import NotFoundError, did_you_mean
 from biarena.llm.cache import ResponseCache
 from biarena.llm.mock_provider import MockProvider
 from biarena.llm.model import Model, Provider, extract_json
 from biarena.llm.model_options import ModelOptions, resolve_model, split_spec
 from biarena.llm.prices import load_prices, prices_for
+from biarena.llm.providers import PROVIDERS
 from biarena.llm.structured import STRUCTURED_LEVELS, check_level
 from biarena.llm.types import (
     ChatRequest,
@@ -22,37 +23,6 @@ from biarena.llm.types import (
 )
 
 DEFAULT_MODEL = "local"
-
-
-def _local(options: ModelOptions, cache_dir: Path, **_: Any) -> Provider:
-    from biarena.llm.local_provider import LocalProvider
-
-    return LocalProvider(Path(options.name) if options.name else None, cache=cache_dir, draft=options.draft)
-
-
-def _openai(options: ModelOptions, cache_dir: Path, **_: Any) -> Provider:
-    from biarena.llm.openai_provider import OpenAIProvider
-
-    if not options.name:
-        raise UsageError("name the model: openai:MODEL or openai:MODEL@BASE_URL")
-    return OpenAIProvider(
-        options.name,
-        options.base_url,
-        timeout=options.timeout,
-        api_key_env=options.api_key_env,
-        key_headers=options.key_headers,
-        extra_headers=options.extra_headers,
-        extra_body=options.extra_body,
-        extra_query=options.extra_query,
-    )
-
-
-def _mock(options: ModelOptions, cache_dir: Path, **extra: Any) -> Provider:
-    return MockProvider(extra.get("replies"), model=options.name or "scripted")
-
-
-PROVIDERS = {"local": _local, "openai": _openai, "mock": _mock}
-"""Providers by the prefix of a model string: `local`, `local:/path.gguf`, `openai:MODEL[@URL]`, `mock`."""
 
 
 def get_model(
@@ -78,7 +48,9 @@ def get_model(
     if options is None:
         prefix = spec.partition(":")[0]
         if prefix not in PROVIDERS:
-            raise NotFoundError(f"unknown model provider '{prefix}' in '{spec}' (known: {', '.join(PROVIDERS)})")
+            known = list(PROVIDERS)
+            hint = did_you_mean(prefix, known)
+            raise NotFoundError(f"unknown model provider '{prefix}' in '{spec}'{hint} (known: {', '.join(known)})")
         settings: dict[str, Any] = {**split_spec(spec), "structured": structured, "cache": use_cache}
         if retries is not None:
             settings["retries"] = retries
@@ -89,7 +61,7 @@ def get_model(
         from biarena.benchmarks import cache_dir as default_cache
 
         cache_dir = default_cache()
-    provider = PROVIDERS[options.provider or "local"](options, cache_dir, **extra)
+    provider = PROVIDERS[options.provider or "local"].from_options(options, cache_dir, **extra)
     cache = ResponseCache(cache_dir / "llm-cache.sqlite") if options.cache and use_cache else None
     model = Model(
         provider,
@@ -119,6 +91,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelOptions",
+    "Provider",
     "RetryableError",
     "StructuredOutputError",
     "UnreachableError",

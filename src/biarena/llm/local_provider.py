@@ -14,6 +14,7 @@ try:
     import fcntl
 except ImportError:  # Windows: no advisory locks; generations are not serialized across processes
     fcntl = None  # type: ignore[assignment]
+from biarena.llm.model_options import LocalModel, ModelOptions
 from biarena.llm.notices import Notice, notify
 from biarena.llm.prompt_lookup import DEFAULT_DRAFT
 from biarena.llm.types import ChatRequest, Completion, ModelError
@@ -128,6 +129,12 @@ class LocalProvider:
     """Chat with a local GGUF model; structured output is constrained by a grammar built from the schema."""
 
     name = "local"
+    Options = LocalModel
+
+    @classmethod
+    def from_options(cls, options: ModelOptions, cache_dir: Path, **_: Any) -> "LocalProvider":
+        """The provider of `options` (local, or local:/path.gguf), its weights under `cache_dir`."""
+        return cls(Path(options.name) if options.name else None, cache=cache_dir, draft=options.draft)
 
     def __init__(
         self, path: Path | None = None, *, cache: Path | None = None, context: int = 8192, draft: int = DEFAULT_DRAFT

@@ -4,8 +4,10 @@ import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from biarena.llm.model_options import ModelOptions
 from biarena.llm.types import ChatRequest, Completion, ModelError, RetryableError
 
 Reply = str | Completion | Exception | Callable[[ChatRequest], str | Completion]
@@ -22,6 +24,12 @@ class MockProvider:
     """
 
     name = "mock"
+    Options = ModelOptions
+
+    @classmethod
+    def from_options(cls, options: ModelOptions, cache_dir: Path, **extra: Any) -> "MockProvider":
+        """A mock named by `options` (mock:NAME), replying from `replies=` (else a fixed reply)."""
+        return cls(extra.get("replies"), model=options.name or "scripted")
 
     def __init__(self, replies: list[Reply] | None = None, model: str = "scripted") -> None:
         self.model = model

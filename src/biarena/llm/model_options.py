@@ -19,20 +19,29 @@ import contextlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from biarena.errors import FormatError, NotFoundError, UsageError, did_you_mean
 from biarena.llm.prompt_lookup import DEFAULT_DRAFT
+from biarena.llm.providers import PROVIDERS
 from biarena.llm.redact import is_key_name, redact_text, redact_url, url_key_part
 from biarena.options import Options, parse_option_pairs, validate_options
 
 MODELS_FILE = "models.yaml"
 """The models file read from the working directory when no `--models FILE` is given."""
 
-PROVIDER_NAMES = ("local", "openai", "mock")
+
+
+def _provider(name: str | None) -> str | None:
+    """A provider's name, checked against PROVIDERS (plugins' included)."""
+    if name is not None and name not in PROVIDERS:
+        known = list(PROVIDERS)
+        raise ValueError(f"unknown model provider '{name}'{did_you_mean(name, known)} (known: {', '.join(known)})")
+    return name
+
 
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FROM_ENVIRONMENT = (
@@ -44,7 +53,7 @@ _FROM_ENVIRONMENT = (
 class ModelOptions(Options):
     """What a model is and how it is called; the key itself is never here, only the variable that holds it."""
 
-    provider: Literal["local", "openai", "mock"] | None = None
+    provider: Annotated[str | None, AfterValidator(_provider)] = None
     """The provider; default: the model string's prefix."""
     name: str | None = None
     """The model's name on the server (openai), or the GGUF file (local); default: the model string's."""
@@ -163,9 +172,6 @@ class LocalModel(ModelOptions):
     """A GGUF model run in-process by llama.cpp: local (the embedded model) or local:/path.gguf."""
 
 
-MODEL_PROVIDERS: dict[str, type[ModelOptions]] = {"openai": OpenAIModel, "local": LocalModel}
-"""The providers `describe model` lists, each with the options a model takes (the same for every provider; the
-server's options are ignored by `local`)."""
 
 
 def split_spec(spec: str) -> dict[str, str]:
@@ -227,11 +233,11 @@ def resolve_model(
     else:
         shown = redact_text(text)  # a model string may hold a URL with a key, refused below: not to be quoted
         prefix = text.partition(":")[0]
-        if prefix not in PROVIDER_NAMES:
+        if prefix not in PROVIDERS:
             known = ", ".join(sorted(named)) if named else f"none: no {MODELS_FILE} here"
             raise UsageError(
                 f"unknown model '{shown}': not a model string (local, local:/path.gguf, openai:NAME[@URL], mock) "
-                f"nor a named model (named: {known})" + did_you_mean(shown, [*named, *PROVIDER_NAMES])
+                f"nor a named model (named: {known})" + did_you_mean(shown, [*named, *PROVIDERS])
             )
         values.update(split_spec(text))
         owner = f"model '{shown}'"
@@ -241,7 +247,6 @@ def resolve_model(
 
 __all__ = [
     "MODELS_FILE",
-    "MODEL_PROVIDERS",
     "ModelOptions",
     "models_file",
     "read_models_file",

@@ -5,9 +5,11 @@ import re
 import time
 from contextlib import nullcontext
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import Any
 
 from biarena.errors import UsageError
+from biarena.llm.model_options import ModelOptions, OpenAIModel
 from biarena.llm.notices import Notice, notify
 from biarena.llm.openai_stream import streamed_completion
 from biarena.llm.redact import redact_headers, redact_text, redact_url, remember_secret
@@ -119,6 +121,23 @@ class OpenAIProvider:
     """
 
     name = "openai"
+    Options = OpenAIModel
+
+    @classmethod
+    def from_options(cls, options: ModelOptions, cache_dir: Path, **_: Any) -> "OpenAIProvider":
+        """The provider of `options` (openai:MODEL[@BASE_URL] and the server's settings)."""
+        if not options.name:
+            raise UsageError("name the model: openai:MODEL or openai:MODEL@BASE_URL")
+        return cls(
+            options.name,
+            options.base_url,
+            timeout=options.timeout,
+            api_key_env=options.api_key_env,
+            key_headers=options.key_headers,
+            extra_headers=options.extra_headers,
+            extra_body=options.extra_body,
+            extra_query=options.extra_query,
+        )
 
     def __init__(
         self,

@@ -6,7 +6,7 @@ Each name is imported from its module when first used: a summary of stored score
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "ScoringBudget": "budget",
+    "ScoringBudget": "context",
     "Tolerance": "columns",
     "ScoringContext": "context",
     "results_match": "execution_match",

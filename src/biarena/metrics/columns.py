@@ -11,16 +11,10 @@ from typing import Any
 
 import numpy as np
 
-MAX_DECIMALS = 6
-"""Default precision cap: values equal to 6 decimals are equal."""
+from biarena.scoring.tolerance import MAX_DECIMALS, Tolerance
 
+__all__ = ["MAX_DECIMALS", "Tolerance"]  # re-exported: the comparison code's settings
 
-@dataclass(frozen=True)
-class Tolerance:
-    """How numbers compare: to `max_decimals` places, and to fewer when one side was rounded."""
-
-    max_decimals: int = MAX_DECIMALS
-    rounding_aware: bool = True
 
 
 def _canonical(value: Any) -> Any:

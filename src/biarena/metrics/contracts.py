@@ -7,9 +7,13 @@ reproduce the evaluators a published figure was made with, so a reader can say w
 """
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
-from biarena.errors import NotFoundError, did_you_mean
+from pydantic import AfterValidator
+
+from biarena.errors import NotFoundError
+from biarena.options import Shown
+from biarena.scoring.contract_names import contract_named
 
 Rows = Literal["set", "bag"]
 """Rows compared as a set (duplicates ignored) or as a bag (each row counted), when order does not matter."""
@@ -67,85 +71,78 @@ class ResultContract:
         return self.score == "match"
 
 
-CONTRACTS: dict[str, ResultContract] = {
-    contract.name: contract
-    for contract in (
-        ResultContract(
-            "biarena",
-            "biarena's rule for BI answers: rows as a bag, ordered when the gold's outermost query orders; any "
-            "column order; numbers to 6 decimals, or to fewer when one side was rounded",
-            numbers="rounding_aware",
-        ),
-        ResultContract(
-            "spider",
-            "Spider's test-suite-sql-eval exec match: DISTINCT taken out of both queries; rows as a bag, ordered "
-            "when the gold's text holds ORDER BY; any column permutation; values exactly; two empty results equal",
-            order="any_order_by",
-            empty="equal",
-            distinct="remove",
-        ),
-        ResultContract(
-            "spider-keep-distinct",
-            "Spider's exec match run with --keep_distinct: as `spider`, DISTINCT kept",
-            order="any_order_by",
-            empty="equal",
-        ),
-        ResultContract(
-            "bird",
-            "BIRD's EX: set(predicted rows) == set(gold rows); columns by position; values exactly; order ignored",
-            rows="set",
-            order="never",
-            columns="position",
-            empty="equal",
-        ),
-        ResultContract(
-            "bird-f1",
-            "BIRD's Soft-F1: duplicate rows dropped, the i-th predicted row against the i-th gold row, values "
-            "matched within each row; precision and recall over matched, predicted-only and gold-only values",
-            rows="set",
-            order="never",
-            columns="position",
-            empty="equal",
-            score="soft_f1",
-        ),
-        ResultContract(
-            "spider2",
-            "Spider 2.0's compare_pandas_table: each gold column must equal some predicted column (extra predicted "
-            "columns ignored); numbers within 0.01; NULL read as 0; each column sorted on its own unless order "
-            "matters (the question's ignore_order, else the gold's ORDER BY)",
-            order="flag_or_outer_order_by",
-            columns="gold_subset",
-            numbers="absolute",
-            tolerance=1e-2,
-            nulls="zero",
-        ),
-        ResultContract(
-            "strict",
-            "Strict: rows as a bag, ordered when the gold's outermost query orders; columns by position; values "
-            "exactly; NULL only equals NULL",
-            columns="position",
-        ),
-    )
-}
-"""The named contracts, `biarena` first (the default)."""
+BIARENA = ResultContract(
+    "biarena",
+    "biarena's rule for BI answers: rows as a bag, ordered when the gold's outermost query orders; any "
+    "column order; numbers to 6 decimals, or to fewer when one side was rounded",
+    numbers="rounding_aware",
+)
+
+SPIDER = ResultContract(
+    "spider",
+    "Spider's test-suite-sql-eval exec match: DISTINCT taken out of both queries; rows as a bag, ordered "
+    "when the gold's text holds ORDER BY; any column permutation; values exactly; two empty results equal",
+    order="any_order_by",
+    empty="equal",
+    distinct="remove",
+)
+
+SPIDER_KEEP_DISTINCT = ResultContract(
+    "spider-keep-distinct",
+    "Spider's exec match run with --keep_distinct: as `spider`, DISTINCT kept",
+    order="any_order_by",
+    empty="equal",
+)
+
+BIRD = ResultContract(
+    "bird",
+    "BIRD's EX: set(predicted rows) == set(gold rows); columns by position; values exactly; order ignored",
+    rows="set",
+    order="never",
+    columns="position",
+    empty="equal",
+)
+
+BIRD_F1 = ResultContract(
+    "bird-f1",
+    "BIRD's Soft-F1: duplicate rows dropped, the i-th predicted row against the i-th gold row, values "
+    "matched within each row; precision and recall over matched, predicted-only and gold-only values",
+    rows="set",
+    order="never",
+    columns="position",
+    empty="equal",
+    score="soft_f1",
+)
+
+SPIDER2 = ResultContract(
+    "spider2",
+    "Spider 2.0's compare_pandas_table: each gold column must equal some predicted column (extra predicted "
+    "columns ignored); numbers within 0.01; NULL read as 0; each column sorted on its own unless order "
+    "matters (the question's ignore_order, else the gold's ORDER BY)",
+    order="flag_or_outer_order_by",
+    columns="gold_subset",
+    numbers="absolute",
+    tolerance=1e-2,
+    nulls="zero",
+)
+
+STRICT = ResultContract(
+    "strict",
+    "Strict: rows as a bag, ordered when the gold's outermost query orders; columns by position; values "
+    "exactly; NULL only equals NULL",
+    columns="position",
+)
 
 DEFAULT_CONTRACT = "biarena"
 
-ContractName = Literal[tuple(CONTRACTS)]  # type: ignore[valid-type]
-"""A named contract, as an option's type (a bad name is refused with the list of good ones)."""
 
-
-def contract_named(name: str) -> ResultContract:
-    """The contract called `name` (NotFoundError, with a suggestion, for an unknown one)."""
-    if name not in CONTRACTS:
-        known = list(CONTRACTS)
-        raise NotFoundError(f"unknown contract '{name}'{did_you_mean(name, known)} (known: {', '.join(known)})")
-    return CONTRACTS[name]
-
-
-def split_contract_names(values: list[str] | None) -> list[str]:
-    """Contract names given as repeated and/or comma-separated values, in order, each once, checked."""
-    names = [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
-    for name in names:
+def _known(name: str) -> str:
+    try:
         contract_named(name)
-    return list(dict.fromkeys(names))
+    except NotFoundError as error:
+        raise ValueError(str(error)) from None
+    return name
+
+
+ContractName = Annotated[str, AfterValidator(_known), Shown("contract")]
+"""A named contract, as an option's type (a bad name is refused with the list of good ones)."""

@@ -8,13 +8,14 @@ from typing import Any
 
 from biarena.db import QueryResult, SqlProblem
 from biarena.db.result_csv import as_read_from_csv
-from biarena.metrics.context import Outcome, ScoringContext, orders_rows
+from biarena.metrics.context import Outcome, ScoringContext, orders_rows, result_columns
 from biarena.metrics.contract_match import condition_columns, contract_score, order_matters, remove_distinct
-from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract, contract_named
+from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract
 from biarena.metrics.execution_match import results_match
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.options import Options
 from biarena.records import Answer, Question, Score
+from biarena.scoring.contract_names import contract_named
 from biarena.scoring.score_info import ScoreInfo
 
 BASE = "execution_accuracy"
@@ -139,8 +140,8 @@ class ExecutionAccuracyScorer(MetricScorer):
                 gold,
                 ordered=ordered,
                 tolerance=context.tolerance,
-                predicted_columns=context.columns(outcome),
-                gold_columns=context.columns(gold),
+                predicted_columns=result_columns(context, outcome),
+                gold_columns=result_columns(context, gold),
             )
             if same:
                 return [

@@ -9,7 +9,7 @@ from biarena.benchmarks.shown import shown
 from biarena.db import DatabasePool, SandboxLimits
 from biarena.errors import BiarenaError
 from biarena.events import EventHandler, Message, ignore
-from biarena.metrics.gold_health import GoldHealth, check_gold
+from biarena.scoring.gold_health import GoldHealth, check_gold
 
 QUIET_CHECK = 50
 """Questions whose gold is run without first saying so (more may take a while)."""

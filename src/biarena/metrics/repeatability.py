@@ -8,9 +8,9 @@ from math import comb
 
 from biarena.db import QueryResult, SqlProblem
 from biarena.metrics.execution_match import results_match
-from biarena.metrics.kept_results import decode_outcome
 from biarena.records import Answer, Score
 from biarena.runner.store import RunStore
+from biarena.scoring.kept_results import decode_outcome
 from biarena.stats.bootstrap import Interval, mean_interval
 
 ACCURACY = "execution_accuracy"

@@ -1,7 +1,7 @@
 """`result_precision`, `result_recall`, `result_f1`: BIS result partial similarity against the best gold."""
 
 from biarena.db import SqlProblem
-from biarena.metrics.context import ScoringContext, orders_rows
+from biarena.metrics.context import ScoringContext, orders_rows, result_columns
 from biarena.metrics.result_similarity import result_similarity
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.records import Answer, Question, Score
@@ -45,8 +45,8 @@ class ResultSimilarityScorer(MetricScorer):
                 gold,
                 ordered=orders_rows(sql, dialect),
                 tolerance=context.tolerance,
-                predicted_columns=context.columns(outcome),
-                gold_columns=context.columns(gold),
+                predicted_columns=result_columns(context, outcome),
+                gold_columns=result_columns(context, gold),
             )
             if best is None or found.f1 > best.f1:
                 best = found

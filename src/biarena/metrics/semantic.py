@@ -4,11 +4,11 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from biarena.db import SqlProblem
-from biarena.metrics.budget import OverBudget
 from biarena.metrics.context import ScoringContext
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.metrics.semantic_similarity import ComparableQuery, SemanticSimilarity, comparable, compare
 from biarena.records import Answer, Question, Score
+from biarena.scoring.budget import OverBudget
 from biarena.scoring.score_info import ScoreInfo
 
 

@@ -10,7 +10,7 @@ from sqlglot import exp
 from sqlglot.diff import ChangeDistiller, Insert, Keep, Move, Remove, Update
 from sqlglot.errors import SqlglotError
 
-from biarena.metrics.budget import NO_DEADLINE, Deadline, OverBudget, ScoringBudget
+from biarena.scoring.budget import NO_DEADLINE, Deadline, OverBudget, ScoringBudget
 
 _ALIAS_NODES = (exp.Alias, exp.TableAlias)
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -10,12 +10,13 @@ from pydantic import Field
 from biarena.db import DatabasePool, SqlProblem
 from biarena.metrics.context import ScoringContext
 from biarena.metrics.contract_match import contract_score, order_matters
-from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract, contract_named
+from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract
 from biarena.metrics.execution_accuracy import best_under, contract_results, contract_score_name
 from biarena.metrics.neighbour_suite import NeighbourSuite, suite_for
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.options import Options
 from biarena.records import Answer, Question, Score, SystemSpec
+from biarena.scoring.contract_names import contract_named
 from biarena.scoring.score_info import ScoreInfo
 
 BASE = "test_suite_accuracy"

@@ -1,12 +1,26 @@
 """auto_scores: a run's automatic scores as a leaderboard shows them beside the human votes."""
 
+from functools import cache
+from typing import Any
+
 from biarena.metrics.summary import overall
 from biarena.report.run_data import RunData
 from biarena.scoring.infos import ScoreInfos, registered_infos
 from biarena.votes.leaderboard import Contender
 
-AUTO_SCORES = tuple(i.name for i in registered_infos() if i.headline and not i.is_judge)
-"""The metrics' headline scores, which the leaderboard shows beside the human ones (and may combine with them)."""
+
+@cache
+def auto_score_names() -> tuple[str, ...]:
+    """The metrics' headline scores, which the leaderboard shows beside the human ones (and may combine with them);
+    the scorers are made the first time this is asked, not when the module loads."""
+    return tuple(i.name for i in registered_infos() if i.headline and not i.is_judge)
+
+
+def __getattr__(name: str) -> Any:
+    """`AUTO_SCORES`: auto_score_names(), made on first use."""
+    if name == "AUTO_SCORES":
+        return auto_score_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def auto_scores(run: RunData) -> dict[str, float | None]:
@@ -14,7 +28,7 @@ def auto_scores(run: RunData) -> dict[str, float | None]:
     means."""
     names = sorted({s.name for s in run.scores})
     row = overall(run.questions, run.scores, names, answers=run.answers)
-    scores = {metric: row.means.get(metric) for metric in AUTO_SCORES}
+    scores = {metric: row.means.get(metric) for metric in auto_score_names()}
     scores.update({name: row.means.get(name) for name in ScoreInfos.of(run.scores).headlines(names)})
     return scores
 

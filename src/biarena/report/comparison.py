@@ -3,10 +3,10 @@
 from collections import Counter
 from dataclasses import dataclass, field
 
-from biarena.metrics.gold_health import GoldHealth, gold_metric, scored_gold_health
 from biarena.metrics.summary import ANSWERED, SummaryRow, overall, summarize, unusable_gold
 from biarena.records import Question
 from biarena.report.run_data import RunData
+from biarena.scoring.gold_health import GoldHealth, gold_metric, scored_gold_health
 from biarena.scoring.infos import ScoreInfos
 
 

@@ -3,8 +3,9 @@ was scored under (a graded contract passes only at 1)."""
 
 import re
 
-from biarena.metrics.contracts import CONTRACTS, DEFAULT_CONTRACT
+from biarena.metrics.contracts import DEFAULT_CONTRACT
 from biarena.report.comparison import Comparison
+from biarena.scoring.contract_names import CONTRACTS
 
 Table = tuple[str, list[str], list[list[str]], set[int]]
 """(title, headers, cells, numeric column indexes)."""

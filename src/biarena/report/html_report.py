@@ -7,7 +7,6 @@ from typing import Any
 
 import jinja2
 
-from biarena import __version__
 from biarena.files import write_atomically
 from biarena.metrics.summary import SummaryRow
 from biarena.records import Question, RunSpec
@@ -21,6 +20,7 @@ from biarena.report.repeatability_tables import repeatability_tables
 from biarena.report.run_data import RunData, label_runs
 from biarena.report.svg_chart import PALETTE, grouped_bars, interval_plot
 from biarena.report.tables import gold_line
+from biarena.version import __version__
 from biarena.votes.vote import Vote
 from biarena.votes.vote_file import VoteFile
 

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from biarena import __version__
 from biarena.agents import AgentEnv, System
 from biarena.db import DatabasePool
 from biarena.errors import BiarenaError, UsageError
@@ -16,6 +15,7 @@ from biarena.records import Answer, Benchmark, Outcome, Question, RunSpec, Syste
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner.fingerprint import questions_sha256
 from biarena.runner.store import RunStore
+from biarena.version import __version__
 
 _USAGE_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
 IDENTITY = "model_identity"

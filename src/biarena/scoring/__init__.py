@@ -1,7 +1,8 @@
 """Scoring: one Scorer protocol, one registry and one run loop for everything that scores an answer.
 
-Metrics (`biarena.metrics`) and judges (`biarena.judges`) are scorers; each declares its scores once (ScoreInfo),
-and reports, `show`, `export` and the arena read those declarations. Each name is imported from its module when
+Metrics (`biarena.metrics`) and judges (`biarena.judges`) are scorers, in the layers above this one: each
+declares its scores once (ScoreInfo), the registry finds it by its "module:Class" string, and reports, `show`,
+`export` and the arena read those declarations. Each name is imported from its module when
 first used: importing the package loads no scorer.
 """
 
@@ -17,6 +18,10 @@ _EXPORTS = {
     "ScoreResult": "scorer",
     "make_score": "scorer",
     "ScorerContext": "context",
+    "ScoringContext": "scoring_context",
+    "ScoringBudget": "budget",
+    "Tolerance": "tolerance",
+    "LoadedRubric": "rubric",
     "JudgeReplyError": "context",
     "ScoreInfos": "infos",
     "registered_infos": "infos",

@@ -5,8 +5,8 @@ from typing import Any
 
 from biarena.llm import Model, StructuredOutputError
 from biarena.llm.types import Completion, Message, ModelError
-from biarena.metrics.context import ScoringContext
 from biarena.records import TraceEntry
+from biarena.scoring.scoring_context import ScoringContext
 
 
 class JudgeReplyError(Exception):

@@ -12,13 +12,13 @@ from biarena.events import EventHandler, Message, ignore
 from biarena.llm import DEFAULT_MODEL, Model, get_model
 from biarena.llm.model_options import resolve_model
 from biarena.llm.notices import listening
-from biarena.metrics import ScoringBudget, ScoringContext, Tolerance
-from biarena.metrics.contracts import split_contract_names
-from biarena.metrics.gold_health import gold_metric, scored_gold_health
 from biarena.options import value_pairs
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner import RunStore, benchmark_fingerprint
+from biarena.scoring import ScoringBudget, ScoringContext, Tolerance
+from biarena.scoring.contract_names import split_contract_names
 from biarena.scoring.events import ScoreEnded, ScoreStarted, ScoreStopped
+from biarena.scoring.gold_health import gold_metric, scored_gold_health
 from biarena.scoring.infos import ScoreInfos, is_judge
 from biarena.scoring.loop import ScoreProgress, ScoreSummary, score_run
 from biarena.scoring.registry import default_scorers, get_scorer

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from biarena.metrics.context import ScoringContext
 from biarena.records import Answer, Question, ScoreRecord, Usage
 from biarena.runner.store import RunStore
 from biarena.scoring.scorer import ScoreResult, make_score, trace_usage
+from biarena.scoring.scoring_context import ScoringContext
 from biarena.scoring.setup import ScorerSetup
 
 

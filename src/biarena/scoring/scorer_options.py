@@ -11,9 +11,7 @@ from biarena.scoring.registry import SCORERS
 
 
 def _model(name: str) -> type[Options]:
-    factory = SCORERS[name]
-    named = getattr(factory, "scorer_class", None)
-    return options_model(named() if callable(named) else factory)
+    return options_model(SCORERS[name])
 
 
 def _owner(key: str, names: list[str], models: dict[str, type[Options]]) -> tuple[str, str]:

@@ -5,12 +5,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biarena.errors import UsageError
-from biarena.judges.rubric import LoadedRubric, load_builtin_rubric, load_rubric_file
 from biarena.llm import Model
-from biarena.metrics.context import ScoringContext
 from biarena.scoring.context import ScorerContext
 from biarena.scoring.registry import get_scorer
+from biarena.scoring.rubric import LoadedRubric, load_rubric_file
 from biarena.scoring.scorer import Scorer
+from biarena.scoring.scoring_context import ScoringContext
 
 
 @dataclass
@@ -48,7 +48,8 @@ def setup_scorers(
     made: list[Scorer] = []
     for item in dict.fromkeys(scorers):
         made.append(get_scorer(item, noun) if isinstance(item, str) else item)
-    rubrics = {name: load_builtin_rubric(name) for s in made if (name := getattr(s, "default_rubric", None))}
+    # a scorer with a `default_rubric` gives it as packaged through its `builtin_rubric()`
+    rubrics = {name: s.builtin_rubric() for s in made if (name := getattr(s, "default_rubric", None))}
     kinds = {rubric.kind for rubric in rubrics.values()}
     by_kind: dict[str, LoadedRubric] = {}
     for rubric in [load_rubric_file(path) for path in rubric_files or []]:

@@ -2,28 +2,65 @@
 
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from biarena.benchmarks.verticals import canonical_vertical
-from biarena.errors import NotFoundError, did_you_mean
+from biarena.registry import Registry
 from biarena.synth.generator import generate, stored_spec
 from biarena.synth.spec import Spec, load_spec
 from biarena.synth.verify import Check, verify
 
 
+def _spec_file(target: str) -> Path:
+    """The spec file of a registered vertical: "package:folder/file.yaml" among a package's data, or a file's path."""
+    if Path(target).is_absolute():
+        return Path(target)
+    package, _, where = target.partition(":")
+    return Path(str(resources.files(package).joinpath(where)))
+
+
+VERTICALS: Registry[Any] = Registry(
+    "vertical",
+    {
+        "app_store": "biarena.synth:verticals/app_store.yaml",
+        "car_rental": "biarena.synth:verticals/car_rental.yaml",
+        "clothing_ecommerce": "biarena.synth:verticals/clothing_ecommerce.yaml",
+        "ecommerce_enablement": "biarena.synth:verticals/ecommerce_enablement.yaml",
+        "food_delivery": "biarena.synth:verticals/food_delivery.yaml",
+        "freelancing": "biarena.synth:verticals/freelancing.yaml",
+        "home_rental": "biarena.synth:verticals/home_rental.yaml",
+        "luxury_consignment": "biarena.synth:verticals/luxury_consignment.yaml",
+        "personalized_product": "biarena.synth:verticals/personalized_product.yaml",
+        "user_analytics": "biarena.synth:verticals/user_analytics.yaml",
+    },
+    group="biarena.verticals",
+    load=_spec_file,
+)
+"""The verticals by name: a built-in is a spec file among biarena's data; a plugin's entry point names a Spec, or
+the path of its YAML spec file (a Path or a str)."""
+
+
 def vertical_names() -> list[str]:
-    """The built-in verticals."""
-    folder = resources.files("biarena.synth").joinpath("verticals")
-    return sorted(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
+    """The verticals: the built-in ones, then the plugins'."""
+    return list(VERTICALS)
 
 
 def vertical_spec(name: str) -> Spec:
-    """The spec of a built-in vertical, by its name or an alias (`app-store`, CORGI's `freelancing-marketplace`)."""
-    names = vertical_names()
-    if name not in names:
+    """The spec of a vertical, by its name or an alias (`app-store`, CORGI's `freelancing-marketplace`)."""
+    if name not in VERTICALS.builtin_names():
         name = canonical_vertical(name) or name
-    if name not in names:
-        raise NotFoundError(f"unknown vertical '{name}'{did_you_mean(name, names)} (known: {', '.join(names)})")
-    return load_spec(Path(str(resources.files("biarena.synth").joinpath("verticals", f"{name}.yaml"))))
+    found = VERTICALS[name]
+    return found if isinstance(found, Spec) else load_spec(Path(found))
 
 
-__all__ = ["Check", "Spec", "generate", "load_spec", "stored_spec", "verify", "vertical_names", "vertical_spec"]
+__all__ = [
+    "VERTICALS",
+    "Check",
+    "Spec",
+    "generate",
+    "load_spec",
+    "stored_spec",
+    "verify",
+    "vertical_names",
+    "vertical_spec",
+]

@@ -1,0 +1,3 @@
+"""biarena's version, in a module of its own so any layer can read it without importing the root package."""
+
+__version__ = "0.1.0"

@@ -5,7 +5,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from biarena.errors import UsageError
 
@@ -21,6 +20,8 @@ class Interval:
 
 
 def _interval(data: tuple[np.ndarray, ...], statistic, *, paired: bool, confidence: float, resamples: int, seed: int):
+    from scipy import stats  # a second and more to import: only where an interval is drawn
+
     for method in ("BCa", "percentile"):
         with warnings.catch_warnings():
             # BCa cannot be computed on a degenerate sample (all values equal); the percentile interval then is.

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -148,7 +149,7 @@ def columns_of_rows(rows: Sequence[Sequence[Any]], width: int) -> list[Column]:
     column's part is typed, converted to floats (numbers) or counted (text); the columns are the same as
     `Column.of` gives, with the text columns' counts already taken.
     """
-    values: list[list[Any]] = [[] for _ in range(width)]
+    blocks: list[list[tuple]] = [[] for _ in range(width)]
     types: list[set[type]] = [set() for _ in range(width)]
     floats: list[list[np.ndarray] | None] = [[] for _ in range(width)]
     counts: list[Counter | None] = [Counter() for _ in range(width)]
@@ -157,7 +158,7 @@ def columns_of_rows(rows: Sequence[Sequence[Any]], width: int) -> list[Column]:
         if len(parts) != width:
             raise ValueError(f"rows {start + 1}-{start + _BLOCK}: {len(parts)} values, not {width}")
         for j, part in enumerate(parts):
-            values[j].extend(part)
+            blocks[j].append(part)
             seen = set(map(type, part))
             types[j] |= seen
             chunks, counted = floats[j], counts[j]
@@ -172,17 +173,37 @@ def columns_of_rows(rows: Sequence[Sequence[Any]], width: int) -> list[Column]:
                 else:
                     counts[j] = None
     columns = []
-    for raw, kinds, chunks, counted in zip(values, types, floats, counts, strict=True):
+    for parts_of, kinds, chunks, counted in zip(blocks, types, floats, counts, strict=True):
         if kinds and kinds <= _FAST_NUMERIC and kinds != {type(None)}:
             assert chunks is not None
-            columns.append(Column(values=raw, numeric=np.concatenate(chunks)))
+            columns.append(Column(values=_Joined(parts_of), numeric=np.concatenate(chunks)))
         elif kinds == {str}:
-            column = Column(values=raw, others=tuple(raw))
+            raw = tuple(chain.from_iterable(parts_of))
+            column = Column(values=raw, others=raw)
             column.__dict__["counts"] = counted  # what the `counts` property would count
             columns.append(column)
         else:
-            columns.append(Column._mixed(raw))
+            columns.append(Column._mixed(tuple(chain.from_iterable(parts_of))))
     return columns
+
+
+class _Joined(Sequence):
+    """A numeric column's raw values, joined from its blocks only if something reads them (its floats are what is
+    compared)."""
+
+    def __init__(self, parts: list[tuple]) -> None:
+        self._parts = parts
+        self._length = sum(map(len, parts))
+        self._joined: tuple | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if self._joined is None:
+            self._joined = tuple(chain.from_iterable(self._parts))
+            self._parts = []
+        return self._joined[index]
 
 
 def _needs_more_than(values: np.ndarray, places: int) -> bool:

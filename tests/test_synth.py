@@ -4,7 +4,6 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from biarena.errors import FormatError
@@ -232,23 +231,3 @@ def test_every_vertical_plants_spikes_drops_and_shifts_with_causes_elsewhere_and
         assert spec.seasonality.trend and spec.public, name
     propagating = [name for name in vertical_names() if any(p.propagate for p in vertical_spec(name).planted)]
     assert len(propagating) >= 9
-
-
-def test_the_sqlite_writer_inserts_in_order_and_reports_a_failed_insert(tmp_path: Path) -> None:
-    from biarena.synth.writers import SqliteWriter, TableDef
-
-    table = TableDef("t", {"id": "int", "day": "date"}, "id", {})
-    writer = SqliteWriter(tmp_path / "ok.db")
-    writer.create(table)
-    for start in range(0, 50, 10):  # more chunks than may wait: the drawing side waits for the inserts
-        writer.append("t", {"id": np.arange(start, start + 10), "day": np.full(10, start)})
-    writer.close({"seed": "1"})
-    conn = sqlite3.connect(tmp_path / "ok.db")
-    assert [r[0] for r in conn.execute("SELECT id FROM t ORDER BY rowid")] == list(range(50))
-    assert conn.execute("SELECT day FROM t WHERE id = 10").fetchone() == ("1970-01-11",)
-    conn.close()
-    broken = SqliteWriter(tmp_path / "broken.db")
-    broken.create(table)
-    broken.append("t", {"id": np.array([1, 1]), "day": np.array([0, 0])})
-    with pytest.raises(sqlite3.IntegrityError):
-        broken.close({})

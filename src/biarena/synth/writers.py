@@ -5,10 +5,7 @@ Columns arrive as numpy arrays in the generator's types: `int`, `float`, `text`,
 generation metadata in a `_biarena_synth` table (key, value).
 """
 
-import contextlib
-import queue
 import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +16,6 @@ from biarena.errors import UsageError
 FORMATS = ("sqlite", "duckdb", "parquet")
 META_TABLE = "_biarena_synth"
 _SQLITE_TYPES = {"int": "INTEGER", "float": "REAL", "text": "TEXT", "timestamp": "TEXT", "date": "TEXT"}
-_SQLITE_AHEAD = 2
-"""Chunks that may wait for the SQLite insert thread (each is a chunk of drawn columns in memory)."""
 _DUCKDB_TYPES = {"int": "BIGINT", "float": "DOUBLE", "text": "VARCHAR", "timestamp": "TIMESTAMP", "date": "DATE"}
 
 
@@ -61,58 +56,24 @@ def create_sql(table: TableDef, types: dict[str, str]) -> str:
 
 
 class SqliteWriter:
-    """One SQLite file; rows go in with executemany inside one transaction, on a thread of their own.
-
-    SQLite inserts with the GIL released for most of each row's work, so while one chunk goes in the next is drawn;
-    at most `_SQLITE_AHEAD` chunks wait, in the order given, so the file is the same as inserting them in turn.
-    """
+    """One SQLite file; rows go in with executemany inside one transaction."""
 
     def __init__(self, path: Path) -> None:
-        self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.conn = sqlite3.connect(path, isolation_level=None)
         self.conn.execute("PRAGMA page_size = 4096")
         self.conn.execute("PRAGMA journal_mode = OFF")
         self.conn.execute("PRAGMA synchronous = OFF")
         self.conn.execute("BEGIN")
         self.types: dict[str, dict[str, str]] = {}
-        self._work: queue.Queue = queue.Queue(maxsize=_SQLITE_AHEAD)
-        self._failed: BaseException | None = None
-        self._thread = threading.Thread(target=self._insert_all, name="biarena-synth-sqlite", daemon=True)
-        self._thread.start()
-
-    def _insert_all(self) -> None:
-        while (job := self._work.get()) is not None:
-            if self._failed is not None:
-                continue  # drain what was queued; the error is raised to the caller
-            try:
-                job()
-            except BaseException as error:  # handed to the drawing thread at its next call
-                self._failed = error
-
-    def _submit(self, job) -> None:
-        if self._failed is not None:
-            raise self._failed
-        self._work.put(job)
-
-    def _finish(self) -> None:
-        """Wait for every queued job; raise the first one's error."""
-        if self._thread.is_alive():
-            self._work.put(None)
-            self._thread.join()
-        if self._failed is not None:
-            raise self._failed
 
     def create(self, table: TableDef) -> None:
         """Create the table with its key and references."""
-        sql = create_sql(table, _SQLITE_TYPES)
-        self._submit(lambda: self.conn.execute(sql))
+        self.conn.execute(create_sql(table, _SQLITE_TYPES))
         self.types[table.name] = table.types
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
-        """Insert one chunk (queued: its values are read later, so they must not change)."""
+        """Insert one chunk."""
         types = self.types[table]
-        self._submit(lambda: self._insert(table, types, data))
-
-    def _insert(self, table: str, types: dict[str, str], data: dict[str, np.ndarray]) -> None:
         columns = []
         for name, kind in types.items():
             values = data[name]
@@ -127,11 +88,6 @@ class SqliteWriter:
 
     def close(self, meta: dict[str, str]) -> None:
         """Store the metadata and commit."""
-        try:
-            self._finish()
-        except BaseException:
-            self.conn.close()
-            raise
         self.conn.execute(f"CREATE TABLE {META_TABLE} (key TEXT PRIMARY KEY, value TEXT)")
         self.conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", list(meta.items()))
         self.conn.execute("COMMIT")
@@ -139,14 +95,7 @@ class SqliteWriter:
 
     def abort(self) -> None:
         """Drop the connection without committing."""
-        self._failed = self._failed or _Aborted()
-        with contextlib.suppress(BaseException):
-            self._finish()
         self.conn.close()
-
-
-class _Aborted(Exception):
-    """What the insert thread is told when the output is dropped: skip what is still queued."""
 
 
 def _arrow(values: np.ndarray, kind: str):

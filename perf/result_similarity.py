@@ -70,6 +70,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--columns", type=int, default=40)
     args = parser.parse_args()
+    # Both methods end in the same matching (scipy); load it first, as a run scoring many answers has it loaded.
+    tiny_pred, tiny_gold = make_pair(10, args.columns)
+    result_similarity(tiny_pred, tiny_gold)
     print(f"building a {args.rows:,} x {args.columns} result pair ...", flush=True)
     pred, gold = make_pair(args.rows, args.columns)
 
@@ -87,7 +90,7 @@ def main() -> None:
     baseline_seconds = time.perf_counter() - started
     print(f"all-pairs comparison:                           {baseline_seconds:8.2f} s", flush=True)
 
-    print(f"speed ratio: {baseline_seconds / biarena_seconds:.1f}x (target >= 20x)")
+    print(f"speed ratio: {baseline_seconds / biarena_seconds:.1f}x (target >= 50x)")
     same = np.allclose([fast.precision, fast.recall, fast.f1], list(slow))
     print(
         f"biarena P/R/F1 = {fast.precision:.4f} / {fast.recall:.4f} / {fast.f1:.4f}; "

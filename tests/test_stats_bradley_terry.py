@@ -124,3 +124,13 @@ def test_arena_simulate_prints_spearman_and_coverage() -> None:
     assert coverage and int(coverage.group(1)) >= 7
     assert len(re.findall(r"system-\d\d", result.stdout)) == 10
     one_line_error(cli("arena", "simulate", "--systems", "1"), "--systems must be at least 2")
+
+
+def test_votes_as_lists_or_a_generator_fit_as_tuples_do() -> None:
+    votes = [("x", "y", "a")] * 5 + [("y", "x", "a")] * 2 + [("x", "y", "tie")] * 3
+    expected = fit_bradley_terry(votes, bootstrap=50, seed=3)
+    assert fit_bradley_terry([list(v) for v in votes], bootstrap=50, seed=3) == expected
+    assert fit_bradley_terry((v for v in votes), bootstrap=50, seed=3) == expected
+    assert expected.counts == {"x": 10, "y": 10} and expected.ties == 3
+    with pytest.raises(UsageError, match="vote 7: winner must be one of"):
+        fit_bradley_terry([*votes[:6], ("x", "y", "left"), *votes])

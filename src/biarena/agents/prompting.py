@@ -22,9 +22,15 @@ def template_text(name: str) -> str:
     return resources.files("biarena.agents").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
 
 
+@cache
+def _template(name: str) -> jinja2.Template:
+    # Compiled once: compiling a template costs more than rendering it, and every question renders two.
+    return _ENV.from_string(template_text(name))
+
+
 def render(name: str, **values: object) -> str:
     """Render prompt template `name`."""
-    return _ENV.from_string(template_text(name)).render(**values).strip()
+    return _template(name).render(**values).strip()
 
 
 def prompt_hash(*names: str) -> str:

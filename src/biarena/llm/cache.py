@@ -30,6 +30,9 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._conn.execute("PRAGMA journal_mode = WAL")
+        # A cache: after a power cut it may lack its last replies (asked again), never be corrupt; without an fsync
+        # per stored reply, threads do not queue behind each other's writes.
+        self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute("CREATE TABLE IF NOT EXISTS completions (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
         self._conn.execute("CREATE TABLE IF NOT EXISTS identities (model TEXT PRIMARY KEY, identity TEXT NOT NULL)")
 

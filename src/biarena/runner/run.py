@@ -2,7 +2,7 @@
 
 import random
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -303,29 +303,38 @@ def run_benchmark(
         if on_progress is not None:
             on_progress(snapshot)
 
-    def over_budget() -> bool:
+    def over_budget(unrecorded: int) -> bool:
         with lock:
-            return max_calls is not None and usage.calls >= max_calls
+            return max_calls is not None and usage.calls + unrecorded >= max_calls
 
-    queue = list(pending)
+    queue = deque(pending)
     workers = max(1, concurrency)
     pool = ThreadPoolExecutor(max_workers=workers)
     running: dict[Future, int] = {}
+
+    def submit(unrecorded: int = 0) -> None:
+        nonlocal stopped, queue
+        while queue and len(running) < workers:
+            if over_budget(unrecorded):
+                stopped, queue = True, deque()
+                break
+            number, question = queue.popleft()
+            running[pool.submit(_safe_answer, system, question, env, number)] = number
+
     try:
         while queue or running:
-            while queue and len(running) < workers:
-                if over_budget():
-                    stopped, queue = True, []
-                    break
-                number, question = queue.pop(0)
-                running[pool.submit(_safe_answer, system, question, env, number)] = number
+            submit()
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                record(running.pop(future), future.result())
+            answered = [(running.pop(future), future.result()) for future in finished]
             if queue and outage is not None and outage():
-                down, queue = True, []
+                down, queue = True, deque()
+            # The free workers get their next questions before these answers are written (a store transaction
+            # each), counting the calls they made against the budget already.
+            submit(sum(answer.usage.calls for _, answer in answered))
+            for number, answer in answered:
+                record(number, answer)
     except BaseException:
         # interrupted (or the store failed): stop what the system is doing rather than wait for its deadline
         cancel = getattr(system, "cancel", None)

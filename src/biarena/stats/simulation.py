@@ -41,7 +41,10 @@ def draw_games(
     # A second index uniform over the other n - 1 systems makes every unordered pair equally likely.
     second = (first + rng.integers(1, n, size=comparisons)) % n
     wins = rng.random(comparisons) < theta[first] / (theta[first] + theta[second])
-    return [(names[i], names[j], "a" if w else "b") for i, j, w in zip(first, second, wins, strict=True)]
+    # Object arrays hand out the very name (and "a" / "b") objects, so the votes share them.
+    systems = np.array(names, dtype=object)
+    winner = np.array(["b", "a"], dtype=object)[wins.astype(np.intp)]
+    return list(zip(systems[first].tolist(), systems[second].tolist(), winner.tolist(), strict=True))
 
 
 def simulate_votes(

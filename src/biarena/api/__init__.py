@@ -14,5 +14,7 @@ __getattr__, __dir__ = lazy_exports(
         "results": "results",
         "report": "report",
         "judge_check": "judge_check",
+        "suite": "suite",
+        "synth": "synth",
     },
 )

@@ -23,6 +23,9 @@ API = (
     "results",
     "report",
     "judge_check",
+    "generate_templates",
+    "generate_questions",
+    "generate_answers",
     "suite",
     "synth",
 )

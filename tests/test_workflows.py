@@ -11,6 +11,7 @@ import biarena
 from biarena.errors import UsageError
 from biarena.runner import RunStore
 from tests.cli_in_process import cli
+from tests.conftest import SALES_ROLES
 from tests.run_helpers import make_shop
 
 
@@ -123,6 +124,35 @@ def test_a_suite_through_the_cli_and_the_api_is_the_same_benchmark(
     assert [q.model_dump() for q in on_cli.questions] == [q.model_dump() for q in on_api.questions]
 
 
+def test_generated_questions_through_the_cli_and_the_api_are_the_same(
+    tmp_path: Path, sales_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roles = tmp_path / "roles.yaml"
+    roles.write_text(SALES_ROLES, encoding="utf-8")
+    made = _spy(monkeypatch, "biarena.generate.execute_templates", "generate_question_set")
+    by_cli, by_api = tmp_path / "cli", tmp_path / "api"
+    args = ["--roles", roles, "--languages", "en", "--per-category", "2", "--seed", "4", "--name", "same"]
+    assert cli("generate", "templates", sales_db, *args, "-o", by_cli).returncode == 0
+    path = biarena.generate_templates(sales_db, by_api, roles=roles, languages=["en"], per_category=2, seed=4,
+                                      name="same")  # fmt: skip
+    assert path == by_api and len(made) == 2
+    settings = [{k: v for k, v in call.items() if k != "args"} for call in made]
+    assert settings[0] == settings[1] and settings[0]["languages"] == ("en",)
+    on_cli, on_api = biarena.load_benchmark(by_cli), biarena.load_benchmark(by_api)
+    assert on_cli.questions and [q.model_dump() for q in on_cli.questions] == [q.model_dump() for q in on_api.questions]
+
+    asked = _spy(monkeypatch, "biarena.generate.bibench_questions", "generate_template_questions")
+    by_cli, by_api = tmp_path / "cli-q", tmp_path / "api-q"
+    options = ["-O", f"roles={roles}", "-O", "per_category=1"]
+    assert cli("generate", "questions", sales_db, "--method", "template", *options, "-o", by_cli).returncode == 0
+    path = biarena.generate_questions(sales_db, by_api, method="template", options={"roles": roles, "per_category": 1})
+    assert path == by_api and len(asked) == 2
+    settings = [{k: v for k, v in call.items() if k not in ("args", "say")} for call in asked]
+    assert settings[0] == settings[1] and settings[0]["per_category"] == 1
+    texts = [[q.text for q in biarena.load_benchmark(out).questions] for out in (by_cli, by_api)]
+    assert texts[0] and texts[0] == texts[1]
+
+
 @pytest.mark.parametrize(
     ("call", "meant"),
     [
@@ -134,6 +164,9 @@ def test_a_suite_through_the_cli_and_the_api_is_the_same_benchmark(
         (lambda out: biarena.judge_check("corgi", judge_model="mock", seeds=2), "seed"),
         (lambda out: biarena.synth("app_store", out, sacle=0.1), "scale"),
         (lambda out: biarena.suite(out, vertical=["app_store"]), "verticals"),
+        (lambda out: biarena.generate_templates("shop.db", out, per_categry=2), "per_category"),
+        (lambda out: biarena.generate_questions("shop.db", out, methd="template"), "method"),
+        (lambda out: biarena.generate_answers("bis-synth", out, limt=2), "limit"),
     ],
 )
 def test_a_misspelled_keyword_is_one_line_that_suggests_the_name(tmp_path: Path, call: Any, meant: str) -> None:

@@ -14,7 +14,21 @@ import biarena
 from biarena.errors import NotFoundError, UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
-API = ("build", "import_benchmark", "load_benchmark", "run", "score", "results", "report", "judge_check")
+API = (
+    "build",
+    "import_benchmark",
+    "load_benchmark",
+    "run",
+    "score",
+    "results",
+    "report",
+    "judge_check",
+    "generate_templates",
+    "generate_questions",
+    "generate_answers",
+    "suite",
+    "synth",
+)
 
 
 def test_every_function_is_there_typed_and_documented() -> None:
@@ -24,6 +38,8 @@ def test_every_function_is_there_typed_and_documented() -> None:
     importlib.import_module("biarena.report.html_report")  # the report package loads beside the function
 
     assert callable(biarena.report) and biarena.report.__module__ == "biarena.api.report"
+    importlib.import_module("biarena.synth.generator")  # and the simulator's package beside `synth`
+    assert callable(biarena.synth) and biarena.synth.__module__ == "biarena.api.synth"
 
 
 def test_the_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:

@@ -11,6 +11,7 @@ import biarena
 from biarena.errors import UsageError
 from biarena.runner import RunStore
 from tests.cli_in_process import cli
+from tests.conftest import SALES_ROLES
 from tests.run_helpers import make_shop
 
 
@@ -76,6 +77,82 @@ def test_a_report_through_the_cli_and_the_api_is_the_same_file(tmp_path: Path, s
     assert (tmp_path / "cli.md").read_text(encoding="utf-8") == (tmp_path / "api.md").read_text(encoding="utf-8")
 
 
+def _rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {table: db.execute(f'SELECT * FROM "{table}"').fetchall() for table in tables}
+
+
+def test_synth_through_the_cli_and_the_api_reaches_one_workflow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = _spy(monkeypatch, "biarena.synth.execute_synth", "generate")
+    by_cli, by_api = tmp_path / "cli.db", tmp_path / "api.db"
+    result = cli("synth", "app_store", "--scale", "0.02", "--seed", "3", "-o", by_cli)
+    assert result.returncode == 0 and "verified: every rule holds" in result.stderr
+    assert biarena.synth("app_store", by_api, scale=0.02, seed=3) == by_api
+    assert len(made) == 2
+    assert made[0]["args"][0] == made[1]["args"][0]  # the same spec
+    settings = [{k: v for k, v in call.items() if k != "args"} for call in made]
+    assert settings[0] == settings[1] == {
+        "scale": 0.02, "seed": 3, "fmt": None, "engine": "local", "address": None
+    }  # fmt: skip
+    assert _rows(by_cli) == _rows(by_api) and _rows(by_cli)["app"]
+
+
+def test_synth_refuses_parallel_settings_without_partitions_in_the_cli_words(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"^--workers, --engine and --address go with --partitions$"):
+        biarena.synth("app_store", tmp_path / "x.db", workers=2)
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_a_suite_through_the_cli_and_the_api_is_the_same_benchmark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = _spy(monkeypatch, "biarena.generate.corgi_suite", "build")
+    by_cli, by_api = tmp_path / "cli", tmp_path / "api"
+    result = cli("suite", "corgi", "--verticals", "app-store", "--scale", "0.05", "--seed", "2", "-o", by_cli)
+    assert result.returncode == 0 and "questions over 1 databases" in result.stderr
+    assert biarena.suite(by_api, verticals=["app-store"], scale=0.05, seed=2) == by_api
+    assert len(built) == 2
+    settings = [{k: v for k, v in call.items() if k not in ("args", "on_progress")} for call in built]
+    assert settings[0] == settings[1] == {"verticals": ["app_store"], "scale": 0.05, "seed": 2}
+    on_cli, on_api = biarena.load_benchmark(by_cli), biarena.load_benchmark(by_api)
+    assert on_cli.questions and list(on_cli.databases) == ["app_store"]
+    assert [q.model_dump() for q in on_cli.questions] == [q.model_dump() for q in on_api.questions]
+
+
+def test_generated_questions_through_the_cli_and_the_api_are_the_same(
+    tmp_path: Path, sales_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roles = tmp_path / "roles.yaml"
+    roles.write_text(SALES_ROLES, encoding="utf-8")
+    made = _spy(monkeypatch, "biarena.generate.execute_templates", "generate_question_set")
+    by_cli, by_api = tmp_path / "cli", tmp_path / "api"
+    args = ["--roles", roles, "--languages", "en", "--per-category", "2", "--seed", "4", "--name", "same"]
+    assert cli("generate", "templates", sales_db, *args, "-o", by_cli).returncode == 0
+    path = biarena.generate_templates(sales_db, by_api, roles=roles, languages=["en"], per_category=2, seed=4,
+                                      name="same")  # fmt: skip
+    assert path == by_api and len(made) == 2
+    settings = [{k: v for k, v in call.items() if k != "args"} for call in made]
+    assert settings[0] == settings[1] and settings[0]["languages"] == ("en",)
+    on_cli, on_api = biarena.load_benchmark(by_cli), biarena.load_benchmark(by_api)
+    assert on_cli.questions and [q.model_dump() for q in on_cli.questions] == [q.model_dump() for q in on_api.questions]
+
+    asked = _spy(monkeypatch, "biarena.generate.bibench_questions", "generate_template_questions")
+    by_cli, by_api = tmp_path / "cli-q", tmp_path / "api-q"
+    options = ["-O", f"roles={roles}", "-O", "per_category=1"]
+    assert cli("generate", "questions", sales_db, "--method", "template", *options, "-o", by_cli).returncode == 0
+    path = biarena.generate_questions(sales_db, by_api, method="template", options={"roles": roles, "per_category": 1})
+    assert path == by_api and len(asked) == 2
+    settings = [{k: v for k, v in call.items() if k not in ("args", "say")} for call in asked]
+    assert settings[0] == settings[1] and settings[0]["per_category"] == 1
+    texts = [[q.text for q in biarena.load_benchmark(out).questions] for out in (by_cli, by_api)]
+    assert texts[0] and texts[0] == texts[1]
+
+
 @pytest.mark.parametrize(
     ("call", "meant"),
     [
@@ -85,6 +162,11 @@ def test_a_report_through_the_cli_and_the_api_is_the_same_file(tmp_path: Path, s
         (lambda out: biarena.score(out, judge_modle="mock"), "judge_model"),
         (lambda out: biarena.report(out, titel="x"), "title"),
         (lambda out: biarena.judge_check("corgi", judge_model="mock", seeds=2), "seed"),
+        (lambda out: biarena.synth("app_store", out, sacle=0.1), "scale"),
+        (lambda out: biarena.suite(out, vertical=["app_store"]), "verticals"),
+        (lambda out: biarena.generate_templates("shop.db", out, per_categry=2), "per_category"),
+        (lambda out: biarena.generate_questions("shop.db", out, methd="template"), "method"),
+        (lambda out: biarena.generate_answers("bis-synth", out, limt=2), "limit"),
     ],
 )
 def test_a_misspelled_keyword_is_one_line_that_suggests_the_name(tmp_path: Path, call: Any, meant: str) -> None:

@@ -1,13 +1,14 @@
 """biarena: benchmark, judge and rank AI data analysts on SQL databases.
 
 `import biarena` gives the Python API (`build`, `import_benchmark`, `load_benchmark`, `run`, `score`, `results`,
-`report`, `judge_check`), each loaded on first use, so the command line's start-up does not pay for it.
+`report`, `judge_check`, `generate_templates`, `generate_questions`, `generate_answers`, `suite`, `synth`), each
+loaded on first use, so the command line's start-up does not pay for it.
 """
 
 from biarena.lazy_exports import lazy_exports
 from biarena.version import __version__ as __version__
 
-# `report` is the API function; the `biarena.report` package stays importable by its full name.
+# `report` and `synth` are the API functions; their packages stay importable by their full names.
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
@@ -19,6 +20,11 @@ __getattr__, __dir__ = lazy_exports(
         "results": "api.results",
         "report": "api.report",
         "judge_check": "api.judge_check",
+        "generate_templates": "api.generate_templates",
+        "generate_questions": "api.generate_questions",
+        "generate_answers": "api.generate_answers",
+        "suite": "api.suite",
+        "synth": "api.synth",
     },
-    shadows=frozenset({"report"}),
+    shadows=frozenset({"report", "synth"}),
 )

@@ -14,5 +14,10 @@ __getattr__, __dir__ = lazy_exports(
         "results": "results",
         "report": "report",
         "judge_check": "judge_check",
+        "generate_templates": "generate_templates",
+        "generate_questions": "generate_questions",
+        "generate_answers": "generate_answers",
+        "suite": "suite",
+        "synth": "synth",
     },
 )

@@ -16,7 +16,7 @@ KINDS: dict[str, str] = {
     "agent": "biarena.agents:SYSTEMS",
     "importer": "biarena.benchmarks:IMPORTERS",
     "benchmark": "biarena.benchmarks:BUILTINS",
-    "question-method": "biarena.cli.generate_cmd:METHODS",
+    "question-method": "biarena.generate.question_methods:METHODS",
     "scorer": "biarena.scoring:SCORERS",
     "model": "biarena.llm.providers:PROVIDERS",
     "contract": "biarena.scoring.contract_names:CONTRACTS",

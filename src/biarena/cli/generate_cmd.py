@@ -3,25 +3,17 @@
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import typer
-from pydantic import Field, field_validator
 from rich.text import Text
 
-from biarena.benchmarks import save_benchmark
 from biarena.cli.console import err, new_table, print_table, row
 from biarena.cli.legacy_flags import LEGACY, legacy_flags
-from biarena.cli.options import OPTIONS_FILE, flag, gather_options
-from biarena.db import describe_schema, open_database
-from biarena.errors import UsageError, did_you_mean
-from biarena.generate.factory import latest_time
-from biarena.generate.roles import load_roles
-from biarena.generate.roles_check import check_roles
-from biarena.generate.templates import CATEGORIES
-from biarena.llm import Model
-from biarena.options import Options
-from biarena.records import Benchmark
+from biarena.cli.options import OPTIONS_FILE, flag
+from biarena.errors import UsageError
+from biarena.events import Message
+from biarena.generate.question_methods import METHODS
 
 T = TypeVar("T")
 _SEE = "models: local (default), local:/path.gguf, openai:MODEL, openai:MODEL@URL"
@@ -50,47 +42,20 @@ def templates(
 
     Without --roles the roles are drafted from the schema (`biarena generate roles` writes that draft to edit).
     """
-    from biarena.generate.database_location import DatabaseLocation
-    from biarena.generate.factory import covered_languages, generate_question_set
+    from biarena.generate.execute_templates import execute_templates
+    from biarena.generate.generate_settings import TemplatesSettings
 
-    location = DatabaseLocation(database)
-    location.check_exists()
-    with open_database(database) as db:
-        if roles_path is None:
-            roles = _drafted_roles(db, location.name)
-            roles_source: str | Path = "the roles drafted from the schema"
-            err.print(
-                Text(
-                    f"no --roles: using roles drafted from the schema of {location.shown} "
-                    "(biarena generate roles writes them to a file to edit)"
-                )
-            )
-        else:
-            roles, roles_source = load_roles(roles_path), roles_path
-        check_roles(roles, db, roles_source)
-        wanted = _languages(languages, covered_languages(roles))
-        anchor = _anchor(now) or latest_time(db, roles)
-        made = generate_question_set(db, roles, languages=wanted, per_category=per_category, seed=seed, now=anchor)
-        schema = describe_schema(db, sample_rows=0)
-        dialect = db.dialect
-    questions = made.questions
-    benchmark = Benchmark(
-        name=name or out.name,
-        description=f"Template questions over {location.shown} ({len(CATEGORIES)} categories).",
-        now=anchor,
-        source_format="templates",
-        databases={roles.database: location.ref(dialect, schema)},
-        questions=questions,
+    settings = TemplatesSettings(
+        database=database,
+        out=out,
+        roles=roles_path,
+        languages=_languages(languages),
+        per_category=per_category,
+        seed=seed,
+        now=_anchor(now),
+        name=name,
     )
-    save_benchmark(benchmark, out)
-    found = sorted({q.labels[0] for q in questions})
-    missing = [c for c in CATEGORIES if f"bis:{c}" not in found]
-    per_language = ", ".join(f"{sum(q.language == lang for q in questions)} {lang}" for lang in wanted)
-    err.print(Text(f"wrote {len(questions)} questions ({per_language}) in {len(found)} categories to {out}"))
-    for lang, count in sorted(made.untranslated.items()):
-        err.print(Text(f"left out {count} {lang} questions: a name they need has no '{lang}' translation in the roles"))
-    if missing:
-        err.print(Text(f"no sound question for: {', '.join(missing)} (check the roles file)"))
+    execute_templates(settings, _show)
 
 
 @app.command("roles")
@@ -103,37 +68,16 @@ def roles_draft(
     force: bool = flag("--force", "Replace an existing file."),
 ) -> None:
     """Draft a roles file from the schema: time columns, measures, dimensions and joins, commented to edit."""
-    from biarena.generate.database_location import DatabaseLocation
-    from biarena.generate.roles_draft import draft_roles
+    from biarena.generate.execute_roles import execute_roles
+    from biarena.generate.generate_settings import RolesSettings
 
-    if out.exists() and not force:
-        raise UsageError(f"{out} exists: choose another -o, or --force to replace it")
-    location = DatabaseLocation(database)
-    location.check_exists()
-    with open_database(database) as db:
-        try:
-            text = draft_roles(db, name or location.name)
-        except ValueError as error:
-            raise UsageError(f"{location.shown}: {error}") from None
-    out.write_text(text, encoding="utf-8")
-    err.print(Text(f"wrote {out}: check it, then biarena generate templates {database} --roles {out} -o BENCH"))
+    execute_roles(RolesSettings(database=database, out=out, name=name, force=force), _show)
 
 
-def _drafted_roles(db: Any, database: str) -> Any:
-    from biarena.generate.roles import Roles
-    from biarena.generate.roles_draft import draft_roles
-    from biarena.yaml_load import load_yaml
-
-    try:
-        return Roles.model_validate(load_yaml(draft_roles(db, database), f"{database} (drafted roles)"))
-    except ValueError as error:
-        raise UsageError(f"{database}: {error}") from None
-
-
-def _languages(text: str | None, covered: tuple[str, ...]) -> tuple[str, ...]:
+def _languages(text: str | None) -> list[str] | None:
     if text is None:
-        return covered
-    wanted = tuple(x.strip() for x in text.split(",") if x.strip())
+        return None
+    wanted = [x.strip() for x in text.split(",") if x.strip()]
     if not wanted or any(x not in ("en", "zh") for x in wanted):
         raise UsageError(f"--languages takes en and/or zh, not '{text}'")
     return wanted
@@ -152,13 +96,10 @@ def _say(message: str) -> None:
     err.print(Text(message))
 
 
-def _models(model: str, checker: str | None, no_cache: bool) -> tuple[Model, Model]:
-    from biarena.llm import get_model
-
-    made = get_model(model, use_cache=not no_cache, concurrency=1)
-    if checker is None or checker == model:
-        return made, made
-    return made, get_model(checker, use_cache=not no_cache, concurrency=1)
+def _show(event: object) -> None:
+    """A workflow's messages, as lines on stderr."""
+    if isinstance(event, Message):
+        _say(event.text)
 
 
 def _interruptible(out: Path, step: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -199,61 +140,6 @@ def _print_figures(pipeline: dict, out: Path) -> None:
         raise typer.Exit(1)
 
 
-def _some_of(values: list[str] | None, module_attribute: str) -> list[str] | None:
-    """`values` lower-cased, each checked against the choices at `module:attribute` (imported only now)."""
-    if values is None:
-        return None
-    import importlib
-
-    module, _, attribute = module_attribute.partition(":")
-    choices = tuple(getattr(importlib.import_module(module), attribute))
-    wanted = list(dict.fromkeys(v.strip().lower() for v in values if v.strip()))
-    unknown = [v for v in wanted if v not in choices]
-    if not wanted or unknown:
-        raise ValueError(f"must be some of {', '.join(choices)}")
-    return wanted
-
-
-class LLMQuestionsOptions(Options):
-    """BI-Bench's pipeline (`--method llm`): questions per category x complexity, answerability and tables checked."""
-
-    checker: str | None = None
-    """A different model that checks answerability and table completeness (default: the generating model)."""
-    categories: list[str] | None = None
-    """Only these categories: descriptive, diagnostic, predictive, prescriptive (default: all)."""
-    complexities: list[str] | None = None
-    """Only these complexities: basic, intermediate, advanced (default: all)."""
-    per_cell: int = Field(3, ge=1)
-    """Questions asked for per category and complexity."""
-    sample_rows: int = Field(2, ge=0)
-    """Sample rows per table shown with the schema."""
-
-    @field_validator("categories")
-    @classmethod
-    def _categories(cls, values: list[str] | None) -> list[str] | None:
-        return _some_of(values, "biarena.generate.bibench_questions:CATEGORIES")
-
-    @field_validator("complexities")
-    @classmethod
-    def _complexities(cls, values: list[str] | None) -> list[str] | None:
-        return _some_of(values, "biarena.generate.bibench_questions:COMPLEXITIES")
-
-
-class TemplateQuestionsOptions(Options):
-    """The template factory (`--method template`): BIS-category questions with gold SQL, from a roles annotation."""
-
-    roles: Path
-    """roles.yaml: the database's column roles (metrics, dimensions, time, joins, mappings)."""
-    languages: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"])
-    """Languages of the questions: en, zh."""
-    per_category: int = Field(3, ge=1)
-    """Questions per category (and language)."""
-    seed: int = 0
-    """Random seed: the same seed gives the same questions."""
-
-
-METHODS: dict[str, type[Options]] = {"llm": LLMQuestionsOptions, "template": TemplateQuestionsOptions}
-"""How `generate questions` makes questions, and the options each way takes."""
 QUESTIONS_FLAGS = {f"--{name.replace('_', '-')}": name for model in METHODS.values() for name in model.model_fields}
 """The method options `generate questions` once took as flags: still accepted, hidden, as spellings of -O."""
 
@@ -292,53 +178,22 @@ def questions(
     checks.jsonl keeps what each check said about each question, kept or dropped.
     The method's options: -O NAME=VALUE or --options FILE.yaml (`biarena describe question-method NAME`).
     """
-    from biarena.generate.bibench_questions import (
-        CATEGORIES as BIBENCH_CATEGORIES,
-    )
-    from biarena.generate.bibench_questions import (
-        COMPLEXITIES,
-        generate_bibench_questions,
-        generate_template_questions,
-    )
+    from biarena.generate.execute_questions import execute_questions
+    from biarena.generate.generate_settings import QuestionsSettings
 
-    if method not in METHODS:
-        raise UsageError(f"--method takes llm or template, not '{method}'{did_you_mean(method, list(METHODS))}")
-    from biarena.generate.database_location import DatabaseLocation
-
-    DatabaseLocation(database).check_exists()
-    pairs = [*(legacy or []), *(option or [])]
-    chosen = gather_options(METHODS[method], f"method '{method}'", pairs, options_file)
-    if isinstance(chosen, TemplateQuestionsOptions):
-        result = generate_template_questions(
-            database,
-            out,
-            roles_path=chosen.roles,
-            languages=tuple(chosen.languages),
-            per_category=chosen.per_category,
-            seed=chosen.seed,
-            name=name,
-            force=force,
-            say=_say,
-        )
-    else:
-        assert isinstance(chosen, LLMQuestionsOptions)
-        generator, check = _models(model, chosen.checker, no_cache)
-        result = _interruptible(
-            out,
-            generate_bibench_questions,
-            database,
-            out,
-            model=generator,
-            checker=check,
-            categories=tuple(chosen.categories or BIBENCH_CATEGORIES),
-            complexities=tuple(chosen.complexities or COMPLEXITIES),
-            per_cell=chosen.per_cell,
-            sample_rows=chosen.sample_rows,
-            max_calls=max_calls,
-            name=name,
-            force=force,
-            say=_say,
-        )
+    settings = QuestionsSettings(
+        database=database,
+        out=out,
+        method=method,
+        model=model,
+        options=[*(legacy or []), *(option or [])],
+        options_file=options_file,
+        max_calls=max_calls,
+        no_cache=no_cache,
+        name=name,
+        force=force,
+    )
+    result = _interruptible(out, execute_questions, settings, _show)
     _print_figures(result.pipeline, out)
 
 
@@ -365,28 +220,20 @@ def answers(
     reason; the others go on. Each kept question gets its own database copy and a dbqa:conclusive or
     dbqa:interpretive label.
     """
-    from biarena.benchmarks import resolve_benchmark
-    from biarena.generate.cca import BASES, generate_cca_answers
-    from biarena.llm import get_model
+    from biarena.generate.execute_answers import execute_answers
+    from biarena.generate.generate_settings import AnswersSettings
 
-    if base not in BASES:
-        raise UsageError(f"--base takes {' or '.join(BASES)}, not '{base}'")
-    source = resolve_benchmark(benchmark_arg)
-    if source.root is not None and out.resolve() == source.root.resolve():
-        raise UsageError(f"-o must be another directory than the benchmark {benchmark_arg}")
-    made = get_model(model, use_cache=not no_cache, concurrency=1)
-    result = _interruptible(
-        out,
-        generate_cca_answers,
-        source,
-        out,
-        model=made,
+    settings = AnswersSettings(
+        benchmark=benchmark_arg,
+        out=out,
+        model=model,
         base=base,
+        limit=limit,
         sample_rows=sample_rows,
         max_calls=max_calls,
-        limit=limit,
+        no_cache=no_cache,
         name=name,
         force=force,
-        say=_say,
     )
+    result = _interruptible(out, execute_answers, settings, _show)
     _print_figures(result.pipeline, out)

@@ -1,28 +1,17 @@
 """`biarena suite corgi`: build the CORGI suite (simulated verticals, four question types) as a benchmark."""
 
-from collections import Counter
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.text import Text
 
-from biarena.cli.build_cmd import empty_target, next_steps
+from biarena.cli.build_cmd import next_steps
 from biarena.cli.console import err, new_table, print_table, row, stage_progress
-from biarena.errors import UsageError
+from biarena.events import Message, Stage
 
 app = typer.Typer(help="Build benchmark suites over simulated business databases.", no_args_is_help=True)
-
-
-def _verticals(values: list[str] | None) -> list[str] | None:
-    from biarena.synth import vertical_spec
-
-    if not values:
-        return None
-    given = [name.strip() for value in values for name in value.split(",") if name.strip()]
-    names = [vertical_spec(name).name for name in given]  # aliases become the built-in name; unknown: NotFoundError
-    if len(set(names)) != len(names):
-        raise UsageError(f"--verticals names one vertical twice: {', '.join(names)}")
-    return names
 
 
 @app.command("corgi")
@@ -39,34 +28,50 @@ def corgi(
 ) -> None:
     """Generate and verify each vertical, then write descriptive (gold SQL), explanatory, predictive and
     recommendational questions (reference answers from the simulator's rules and planted events)."""
-    from biarena.generate.corgi_suite import build
-    from biarena.synth import vertical_names
+    from biarena.generate.execute_suite import execute_suite
+    from biarena.generate.suite_settings import SuiteSettings
 
-    empty_target(out_dir)
-    names = _verticals(verticals)
-    chosen = names or vertical_names()
-    err.print(Text(f"building the CORGI suite ({', '.join(chosen)}) at scale {scale:g} ..."))
-    with stage_progress("corgi-synth", len(chosen)) as progress:
-        benchmark = build(out_dir, verticals=names, scale=scale, seed=seed, on_progress=progress)
-    counts = Counter(
-        (q.database, label) for q in benchmark.questions for label in q.labels if label.startswith("corgi:type")
-    )
-    columns = [("vertical", "name")] + [(f"type{i}", "number") for i in range(1, 5)]
-    table = new_table(f"corgi-synth in {out_dir}", columns)
-    for name in benchmark.databases:
-        row(table, name, *(counts[(name, f"corgi:type{i}")] for i in range(1, 5)))
-    print_table(table)
-    if audit:
-        _print_audit(out_dir)
-    err.print(Text(f"{len(benchmark.questions)} questions over {len(benchmark.databases)} databases in {out_dir}"))
+    given = [name.strip() for value in verticals or [] for name in value.split(",") if name.strip()]
+    settings = SuiteSettings(out=out_dir, verticals=given or None, scale=scale, seed=seed, audit=audit)
+    with ExitStack() as progress:
+        execute_suite(settings, _Show(progress))
     err.print(Text(next_steps(out_dir)))
 
 
-def _print_audit(out_dir: Path) -> None:
-    from biarena.benchmarks import load_benchmark
-    from biarena.generate.corgi_suite.audit import TYPES, audit
+class _Show:
+    """Renders the suite's events: messages on stderr, a progress bar while it builds, then its tables."""
 
-    figures = audit(load_benchmark(out_dir))
+    def __init__(self, stack: ExitStack) -> None:
+        self.stack = stack
+        self.progress: Any = None
+
+    def __call__(self, event: object) -> None:
+        from biarena.generate.suite_events import SuiteAudited, SuiteBuilt
+
+        if isinstance(event, Message):
+            err.print(Text(event.text))
+        elif isinstance(event, Stage):
+            if self.progress is None:
+                self.progress = self.stack.enter_context(stage_progress("corgi-synth", event.total))
+            self.progress(event.done, event.total, event.item, event.stage)
+        elif isinstance(event, SuiteBuilt):
+            self.stack.close()
+            _print_counts(event)
+        elif isinstance(event, SuiteAudited):
+            _print_audit(event.figures)
+
+
+def _print_counts(built: Any) -> None:
+    columns = [("vertical", "name")] + [(f"type{i}", "number") for i in range(1, 5)]
+    table = new_table(f"corgi-synth in {built.out}", columns)
+    for name, counts in built.counts.items():
+        row(table, name, *(counts[f"corgi:type{i}"] for i in range(1, 5)))
+    print_table(table)
+
+
+def _print_audit(figures: Any) -> None:
+    from biarena.generate.corgi_suite.audit import TYPES
+
     table = new_table("suite audit", [("figure", "text"), *((kind.split(":")[1], "number") for kind in TYPES)])
     row(table, "fewest questions in a vertical", *(min(c[k] for c in figures.counts.values()) for k in TYPES))
     row(table, "distinct question forms", *(figures.forms[k] for k in TYPES))

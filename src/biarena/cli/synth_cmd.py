@@ -8,10 +8,9 @@ from typer.core import TyperGroup
 
 from biarena.cli.console import err, new_table, print_table, row
 from biarena.cli.options import flag
-from biarena.errors import FormatError, UsageError
-from biarena.synth import generate, load_spec, verify, vertical_names, vertical_spec
+from biarena.events import Message
+from biarena.synth import verify, vertical_names, vertical_spec
 from biarena.synth.corgi_figures import CORGI_FIGURES
-from biarena.synth.partitions import default_workers
 from biarena.synth.writers import FORMATS
 
 
@@ -113,19 +112,25 @@ def make(
     address: str = typer.Option(None, "--address", help="Ray cluster for --engine ray (default: start one)."),
 ) -> None:
     """Generate a vertical's database (then verify it; a broken spec fails loudly)."""
-    if partitions is None and (workers is not None or engine != "local" or address is not None):
-        raise UsageError("--workers, --engine and --address go with --partitions")
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers must be at least 1 (got {workers})")
-    if address is not None and engine != "ray":
-        raise UsageError("--address goes with --engine ray")
-    spec = load_spec(vertical) if vertical.endswith((".yaml", ".yml")) else vertical_spec(vertical)
-    parallel = {} if partitions is None else {"partitions": partitions, "workers": workers or default_workers()}
-    counts = generate(spec, out_path, scale=scale, seed=seed, fmt=fmt, engine=engine, address=address, **parallel)
-    err.print(Text(f"{spec.name}: {sum(counts.values())} rows in {len(counts)} tables written to {out_path}"))
-    if not no_verify:
-        failed = [c for c in verify(out_path) if not c.ok]
-        if failed:
-            names = "; ".join(f"{c.kind} '{c.name}': {c.detail}" for c in failed)
-            raise FormatError(f"spec '{spec.name}' does not hold in the generated data: {names}")
-        err.print("verified: every rule holds")
+    from biarena.synth.execute_synth import execute_synth
+    from biarena.synth.synth_settings import SynthSettings
+
+    settings = SynthSettings(
+        vertical=vertical,
+        out=out_path,
+        scale=scale,
+        seed=seed,
+        format=fmt,
+        verify=not no_verify,
+        partitions=partitions,
+        workers=workers,
+        engine=engine,
+        address=address,
+    )
+    execute_synth(settings, _show)
+
+
+def _show(event: object) -> None:
+    """A workflow's messages, as lines on stderr."""
+    if isinstance(event, Message):
+        err.print(Text(event.text))

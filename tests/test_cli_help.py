@@ -124,3 +124,29 @@ def test_a_ragged_paragraph_is_seen() -> None:
     text = " Units are content-addressed (the benchmark's checksums, the\n scorer), so running the plan again"
     assert ragged_lines(text, 100) == [" Units are content-addressed (the benchmark's checksums, the"]
     assert ragged_lines(" a short paragraph.\n\n another one.", 80) == []
+
+
+@pytest.mark.parametrize("columns", [20, 64, 80, 123, 200])
+def test_the_quick_top_level_help_is_what_the_typer_group_prints(columns: int) -> None:
+    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1"}
+    quick = subprocess.run([str(entry_point()), "--help"], capture_output=True, text=True, env=env, check=True)
+    group = "import sys; sys.argv = ['biarena', '--help']; from biarena.cli.group import app; app()"
+    typer_help = subprocess.run([sys.executable, "-c", group], capture_output=True, text=True, env=env, check=False)
+    assert typer_help.returncode == 0, typer_help.stderr
+    assert quick.stdout == typer_help.stdout
+    assert all(f"\n  {name} " in quick.stdout for name in COMMANDS)
+
+
+def test_version_and_help_answer_without_loading_the_command_line_framework() -> None:
+    code = (
+        "import sys\n"
+        "from biarena.cli import main\n"
+        "for words in (['--version'], ['--help']):\n"
+        "    sys.argv = ['biarena', *words]\n"
+        "    main()\n"
+        "heavy = ('typer', 'click', 'rich', 'biarena.registry')\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("biarena ") and "Commands:" in done.stdout
+    assert done.stderr.strip() == "[]"

@@ -16,6 +16,7 @@ from rich.markup import escape
 from biarena.agents import System
 from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err, fmt, new_table, out, print_table, row
+from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE, model_options
 from biarena.cli.run_view import RunView
 from biarena.db import DatabasePool
 from biarena.metrics import ScoringContext
@@ -119,6 +120,8 @@ def demo(
     answer_words: int = typer.Option(
         50, "--answer-words", min=10, help="Length of the sequential agent's answer (a concise answer, BIS style)."
     ),
+    model_option: list[str] | None = MODEL_PAIRS,
+    models_file: Path | None = MODELS_FILE,
 ) -> None:
     """Build the built-in benchmark, run agents with the local model, score them, and write report.html."""
     names = [a.strip() for a in agents.split(",") if a.strip()]
@@ -135,7 +138,8 @@ def demo(
         )
     with _phase(phases, "model load"):
         err.print(f"[bold]2/4[/bold] preparing model {escape(model)} (assembled and checked on first use) ...")
-        systems = [build_system(name, model=model, **_agent_options(name, max_queries, answer_words)) for name in names]
+        chosen = model_options(model, model_option, models_file)
+        systems = [build_system(n, model_options=chosen, **_agent_options(n, max_queries, answer_words)) for n in names]
         for system in systems:
             _warm_up(system)
     runs = []

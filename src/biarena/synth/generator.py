@@ -6,6 +6,7 @@ in memory; everything else is written and dropped. With `partitions`, the partit
 (`biarena.synth.partitions`) draws the same chunks in parallel.
 """
 
+import multiprocessing
 import os
 import shutil
 from pathlib import Path
@@ -21,8 +22,13 @@ from biarena.synth.partitions import write_partitions
 from biarena.synth.reader import open_output, output_format
 from biarena.synth.schema import Columns, retained_columns, table_order
 from biarena.synth.spec import Spec
+from biarena.synth.writer_process import WriterProcess
 from biarena.synth.writers import FORMATS, open_writer, write_meta
 from biarena.yaml_load import load_yaml
+
+WRITER_PROCESS_ROWS = 300_000
+"""The size (rows, as `expected_rows` reckons) from which a SQLite output is written by a process of its own: below
+it, starting the process costs more than the overlap saves."""
 
 
 def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> dict[str, int]:
@@ -49,6 +55,11 @@ def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> di
         kept[name] = {c: np.concatenate(v) for c, v in parts.items()}
         counts[name] = written
     return counts
+
+
+def expected_rows(spec: Spec, scale: float) -> float:
+    """About how many rows the vertical has at `scale`: each table's `rows`, times `scale` where it is scaled."""
+    return sum(table.rows * (scale if table.scaled else 1.0) for table in spec.tables.values())
 
 
 def infer_format(path: Path) -> str:
@@ -97,13 +108,16 @@ def generate(
     workers: int = 1,
     engine: str = "local",
     address: str | None = None,
+    writer_process: bool | None = None,
 ) -> dict[str, int]:
     """Write the vertical's database (SQLite, DuckDB or Parquet directory); return rows per table.
 
     The output appears at `path` only when complete (an earlier output there is replaced; anything else there is
     left alone with a UsageError). Rules are applied; run `verify` to check them on the data. With `partitions`,
     a Parquet directory of day-range parts per table, drawn by `workers` processes (or Ray tasks with `engine`
-    "ray"); see `biarena.synth.partitions`.
+    "ray"); see `biarena.synth.partitions`. A SQLite output of at least `WRITER_PROCESS_ROWS` rows (or any, with
+    `writer_process`) is written by a process of its own while the chunks are drawn (`WriterProcess`); the file is
+    the same either way.
     """
     target = Path(path)
     fmt = fmt or ("parquet" if partitions is not None else infer_format(target))
@@ -144,7 +158,11 @@ def generate(
         _remove(target)
         partial.replace(target)
         return counts
-    writer = open_writer(fmt, partial)
+    if writer_process is None:
+        # a daemonic process (a multiprocessing pool's worker) may not start one of its own
+        large = fmt == "sqlite" and expected_rows(spec, scale) >= WRITER_PROCESS_ROWS
+        writer_process = large and not multiprocessing.current_process().daemon
+    writer = WriterProcess(fmt, partial) if writer_process else open_writer(fmt, partial)
     try:
         counts = _write_tables(spec, writer, scale, seed, chunk)
         writer.close(meta)

@@ -1,0 +1,117 @@
+"""WriterProcess: a writer (`biarena.synth.writers`) run in a process of its own, fed the drawn chunks over a pipe.
+
+Drawing a chunk (numpy, one core) and inserting the one before it (SQLite binding each value, one core) then run at
+the same time. The pipe holds about one chunk: while the process inserts chunk N, this one draws chunk N+1 and waits
+to hand it over, so at most three chunks are in memory. The process receives the drawn arrays as they are and turns
+them into rows itself (timestamps into text, arrays into lists), so that work leaves the drawing process too. The
+writer sees the same calls in the same order as in one process, so the output is the same file byte for byte.
+
+The process is started from a fork server (or spawned where there is none), never forked from a process that may
+run threads. It ends when this process ends: on the pipe's end (this process died) it drops its connection
+without committing, and the partial file is removed by the next generation into the same place.
+"""
+
+import contextlib
+import multiprocessing
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from biarena.errors import BiarenaError
+from biarena.synth.writers import TableDef, open_writer
+
+
+def _context() -> Any:
+    """The fork server where the platform has one (its preload imports numpy and the writers once), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([__name__])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _serve(conn: Connection, fmt: str, path: str) -> None:
+    """The process's loop: open the writer, then create, append and close as told; any error goes back as it is."""
+    writer = None
+    try:
+        writer = open_writer(fmt, Path(path))
+        while True:
+            message = conn.recv()
+            verb = message[0]
+            if verb == "create":
+                writer.create(message[1])
+            elif verb == "append":
+                writer.append(message[1], message[2])
+            elif verb == "close":
+                writer.close(message[1])
+                writer = None
+                conn.send(("done", None))
+                return
+            else:  # "abort"
+                return
+    except EOFError:  # the generating process is gone
+        return
+    except BaseException as error:  # handed back to the generating process, which raises it
+        try:
+            conn.send(("error", error))
+        except Exception:
+            conn.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
+    finally:
+        if writer is not None:
+            writer.abort()
+        conn.close()
+
+
+class WriterProcess:
+    """The writer for `fmt` at `path`, in a process of its own; the same calls as a writer (`create`, `append`,
+    `close`, `abort`)."""
+
+    def __init__(self, fmt: str, path: Path) -> None:
+        context = _context()
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=_serve, args=(child, fmt, str(path)), daemon=True)
+        self._process.start()
+        child.close()
+
+    def create(self, table: TableDef) -> None:
+        """Create the table (in the writer's process)."""
+        self._send(("create", table))
+
+    def append(self, table: str, data: dict[str, np.ndarray]) -> None:
+        """Hand one drawn chunk over; returns once the process has taken it (it inserts while the next is drawn)."""
+        self._send(("append", table, data))
+
+    def close(self, meta: dict[str, str]) -> None:
+        """Store the metadata and commit; returns when the file is complete, raising what the writer raised."""
+        self._send(("close", meta))
+        self._reply()
+        self._process.join()
+
+    def abort(self) -> None:
+        """Stop the process without committing."""
+        with contextlib.suppress(OSError):
+            self._conn.send(("abort",))
+        self._process.join(timeout=10)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._conn.close()
+
+    def _send(self, message: tuple) -> None:
+        try:
+            self._conn.send(message)
+        except OSError:  # the process stopped reading: it failed, and said why before it went
+            self._reply()
+            raise BiarenaError("the database writer process stopped") from None
+
+    def _reply(self) -> None:
+        """Read the process's answer: nothing on success, its error raised here."""
+        try:
+            verb, error = self._conn.recv()
+        except (EOFError, OSError):
+            self._process.join(timeout=10)
+            raise BiarenaError(f"the database writer process ended (exit code {self._process.exitcode})") from None
+        if verb == "error":
+            raise error

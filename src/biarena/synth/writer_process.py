@@ -3,7 +3,8 @@
 Drawing a chunk (numpy, one core) and inserting the one before it (SQLite binding each value, one core) then run at
 the same time. The pipe holds about one chunk: while the process inserts chunk N, this one draws chunk N+1 and waits
 to hand it over, so at most three chunks are in memory. The process receives the drawn arrays as they are and turns
-them into rows itself (timestamps into text, arrays into lists), so that work leaves the drawing process too. The
+them into rows itself (arrays into lists), so that work leaves the drawing process too; times and dates are made
+text before they go (fixed-width arrays, cheap to send), which evens the two processes' shares. The
 writer sees the same calls in the same order as in one process, so the output is the same file byte for byte.
 
 The process is started from a fork server (or spawned where there is none), never forked from a process that may
@@ -20,7 +21,15 @@ from typing import Any
 import numpy as np
 
 from biarena.errors import BiarenaError
-from biarena.synth.writers import TableDef, open_writer
+from biarena.synth.writers import TableDef, date_strings, open_writer, timestamp_strings
+
+
+def _same(values: np.ndarray) -> np.ndarray:
+    return values
+
+
+_TEXT = {"timestamp": timestamp_strings, "date": date_strings}
+"""The column kinds made text before they cross the pipe, and how."""
 
 
 def _context() -> Any:
@@ -70,6 +79,7 @@ class WriterProcess:
 
     def __init__(self, fmt: str, path: Path) -> None:
         context = _context()
+        self._types: dict[str, dict[str, str]] = {}
         self._conn, child = context.Pipe()
         self._process = context.Process(target=_serve, args=(child, fmt, str(path)), daemon=True)
         self._process.start()
@@ -77,11 +87,17 @@ class WriterProcess:
 
     def create(self, table: TableDef) -> None:
         """Create the table (in the writer's process)."""
+        self._types[table.name] = table.types
         self._send(("create", table))
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
-        """Hand one drawn chunk over; returns once the process has taken it (it inserts while the next is drawn)."""
-        self._send(("append", table, data))
+        """Hand one drawn chunk over; returns once the process has taken it (it inserts while the next is drawn).
+
+        Times and dates are made text here, as fixed-width arrays (a copy of their bytes crosses the pipe), which
+        evens the two processes' work: the writer's share (making rows, binding them) is the larger."""
+        types = self._types[table]
+        shown = {name: _TEXT.get(types.get(name, ""), _same)(values) for name, values in data.items()}
+        self._send(("append", table, shown))
 
     def close(self, meta: dict[str, str]) -> None:
         """Store the metadata and commit; returns when the file is complete, raising what the writer raised."""

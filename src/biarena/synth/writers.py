@@ -30,19 +30,37 @@ class TableDef:
 
 
 def timestamp_text(values: np.ndarray) -> list:
-    """`YYYY-MM-DD HH:MM:SS` for each int64 second (None stays None)."""
+    """`YYYY-MM-DD HH:MM:SS` for each int64 second (None stays None; text already made is kept)."""
+    if values.dtype.kind == "U":
+        return values.tolist()
     if values.dtype == object:
         return [None if v is None else timestamp_text(np.array([v], dtype=np.int64))[0] for v in values.tolist()]
+    return timestamp_strings(values).tolist()
+
+
+def timestamp_strings(values: np.ndarray) -> np.ndarray:
+    """`YYYY-MM-DD HH:MM:SS` for each int64 second, as a fixed-width text array (an object array is kept)."""
+    if values.dtype == object:
+        return values
     text = np.datetime_as_string(values.astype("datetime64[s]")).astype("U19")
     text.view("U1").reshape(-1, 19)[:, 10] = " "
-    return text.tolist()
+    return text
 
 
 def date_text(values: np.ndarray) -> list:
-    """`YYYY-MM-DD` for each int64 day."""
+    """`YYYY-MM-DD` for each int64 day (text already made is kept)."""
+    if values.dtype.kind == "U":
+        return values.tolist()
     if values.dtype == object:
         return [None if v is None else date_text(np.array([v], dtype=np.int64))[0] for v in values.tolist()]
-    return np.datetime_as_string(values.astype("datetime64[D]")).tolist()
+    return date_strings(values).tolist()
+
+
+def date_strings(values: np.ndarray) -> np.ndarray:
+    """`YYYY-MM-DD` for each int64 day, as a fixed-width text array (an object array is kept)."""
+    if values.dtype == object:
+        return values
+    return np.datetime_as_string(values.astype("datetime64[D]"))
 
 
 def create_sql(table: TableDef, types: dict[str, str]) -> str:

@@ -18,62 +18,12 @@ import os
 import resource
 import sqlite3
 import tempfile
-import threading
 import time
 from pathlib import Path
 
+from process_tree import Descendants
+
 from biarena.synth import generate, verify, vertical_names, vertical_spec
-
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every live descendant of `pid` (Linux /proc; none elsewhere)."""
-    found: list[int] = []
-    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            children = [int(c) for c in listing.read_text().split()]
-        except OSError:
-            continue
-        for child in children:
-            found += [child, *_descendants(child)]
-    return found
-
-
-def _cpu_and_peak(pid: int) -> tuple[float, float] | None:
-    """CPU seconds (user + system) and peak resident MiB of a live process, else None."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    peak = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), 0)
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS, peak / 1024
-
-
-class TreeSampler:
-    """Samples this process's descendants every 20 ms: the last CPU seconds and the peak memory seen of each."""
-
-    def __init__(self) -> None:
-        self.seen: dict[int, tuple[float, float]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.02):
-            for pid in _descendants(os.getpid()):
-                sample = _cpu_and_peak(pid)
-                if sample is not None:
-                    before = self.seen.get(pid, (0.0, 0.0))
-                    self.seen[pid] = (max(before[0], sample[0]), max(before[1], sample[1]))
-
-    def __enter__(self) -> "TreeSampler":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def timed_generation(vertical: str, out: Path, scale: float, writer_process: bool) -> dict[str, float]:
@@ -81,17 +31,17 @@ def timed_generation(vertical: str, out: Path, scale: float, writer_process: boo
     out.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
-    with TreeSampler() as sampler:
+    with Descendants() as descendants:
         counts = generate(vertical_spec(vertical), out, scale=scale, seed=0, writer_process=writer_process)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
     own = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    others = sum(cpu for cpu, _ in sampler.seen.values())
+    others = sum(descendants.cpu.values())
     return {
         "wall": wall,
         "rows": sum(counts.values()),
         "cpu": own + others,
-        "other_peak": max((peak for _, peak in sampler.seen.values()), default=0.0),
+        "other_peak": max(descendants.peak_kib.values(), default=0) / 1024,
     }
 
 

@@ -17,65 +17,14 @@ Run: python perf/synth_partitions.py [--vertical food_delivery] [--scale 3] [--p
 import argparse
 import hashlib
 import json
-import os
 import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-
-class Descendants:
-    """Samples this process's descendants (workers fork from a server, so `getrusage` does not see them): each
-    one's peak resident memory (VmHWM, itself a peak) and CPU seconds, from /proc (Linux)."""
-
-    def __init__(self) -> None:
-        self.peak_kib: dict[int, int] = {}
-        self.cpu: dict[int, float] = {}
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def sample(self) -> None:
-        """One look at every descendant."""
-        parents: dict[int, int] = {}
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(stat.parent.name)] = int(fields[1])
-        mine, frontier = set(), {os.getpid()}
-        while frontier:
-            frontier = {pid for pid, parent in parents.items() if parent in frontier} - mine
-            mine |= frontier
-        ticks = os.sysconf("SC_CLK_TCK")
-        for pid in mine:
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                status = Path(f"/proc/{pid}/status").read_text()
-            except OSError:
-                continue
-            self.cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
-            for line in status.splitlines():
-                if line.startswith("VmHWM:"):
-                    self.peak_kib[pid] = max(self.peak_kib.get(pid, 0), int(line.split()[1]))
-
-    def run(self) -> None:
-        """Sample until stopped."""
-        while not self.stop.wait(0.05):
-            self.sample()
-
-    def __enter__(self) -> "Descendants":
-        if Path("/proc/self/stat").exists():
-            self.thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.stop.set()
-        if self.thread.is_alive():
-            self.thread.join()
+from process_tree import Descendants
 
 
 def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: str, chunk: int, out: Path) -> dict:

@@ -3,9 +3,13 @@
 import threading
 from pathlib import Path
 
+import pytest
+
+from biarena.agents import make_system
 from biarena.db import DatabasePool
 from biarena.db.sqlite_database import SqliteDatabase
-from biarena.records import Benchmark, DatabaseRef
+from biarena.records import Benchmark, DatabaseRef, Question
+from biarena.runner import RunStore, make_spec, open_run, run_benchmark
 
 
 def _pool(sales_db: Path, **more: str) -> DatabasePool:
@@ -75,3 +79,27 @@ def test_the_schema_is_read_while_a_statement_runs(sales_db: Path) -> None:
         assert read == [True]
     finally:
         db.close()
+
+
+def test_a_run_starts_the_engines_of_its_first_questions_databases(
+    sales_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    questions = [
+        Question(id=f"q{i}", text=f"question {i}", database=name, gold_sql=["SELECT count(*) FROM sales"])
+        for i, name in enumerate(["sales", "copy", "sales", "copy"])
+    ]
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(sales_db.read_bytes())
+    databases = {"sales": DatabaseRef(path=str(sales_db)), "copy": DatabaseRef(path=str(copy))}
+    benchmark = Benchmark(name="shop", databases=databases, questions=questions)
+    started: list[list[str]] = []
+    monkeypatch.setattr(DatabasePool, "start", lambda pool, names: started.append(list(names)))
+    for concurrency, first in ((1, ["sales"]), (2, ["sales", "copy"])):
+        system = make_system("gold")
+        pool = DatabasePool(benchmark)
+        with RunStore(tmp_path / f"c{concurrency}.run", create=True) as store:
+            open_run(store, make_spec("shop", benchmark, system, questions), questions)
+            run_benchmark(benchmark, system, store, pool, questions, concurrency=concurrency)
+            assert len(store.answers()) == len(questions)
+        pool.close()
+        assert started.pop() == first

@@ -31,6 +31,11 @@ class StubState:
 
 def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        # Connections stay open between requests, and replies go out without waiting for the client's
+        # acknowledgements (TCP_NODELAY), as an OpenAI-compatible server serves them: every reply says its length.
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
         def log_message(self, *args: Any) -> None:
             pass
 
@@ -76,13 +81,19 @@ def _handler(state: StubState) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    # Connections made at once are queued, as a server's listening socket queues them (socketserver's default of 5
+    # drops the rest of a burst, and their clients try again a second later).
+    request_queue_size = 128
+
+
 @contextmanager
 def openai_stub(
     reply: Reply, failures: list[int] | None = None, latency: float = 0.0, reject: Reject | None = None
 ) -> Iterator[tuple[str, StubState]]:
     """Serve on 127.0.0.1 (a free port); yield the base URL (…/v1) and the state."""
     state = StubState(reply, failures, latency, reject)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server = _Server(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

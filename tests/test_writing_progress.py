@@ -1,5 +1,6 @@
 """Progress while the local model writes: tokens written and tokens/s as notices, shown on the bar or as lines."""
 
+import threading
 import time
 from contextlib import ExitStack
 
@@ -103,3 +104,36 @@ def test_replies_written_at_once_are_shown_together_until_each_ends(monkeypatch)
     clock[0] += 10  # reply 3 went silent without its ended notice: it is not counted once it is long silent
     on_bar(writing(2, 8, 2.0))
     assert shown[-1] == "openai:m writing: ~8 tokens, ~2.0 tok/s"
+
+
+def test_replies_written_at_once_are_each_told_until_they_end_by_one_thread(monkeypatch) -> None:
+    monkeypatch.setattr(writing, "WRITING_EVERY", 0.02)
+    heard: list[Notice] = []
+    writers = [Writer() for _ in range(6)]
+    begun = threading.Barrier(len(writers) + 1)
+    finish = threading.Event()
+
+    def write(writer: Writer) -> None:
+        with writing_notices(writer, "openai:m", "waiting for the first token"):
+            begun.wait()
+            finish.wait()
+
+    with listening(heard.append):
+        threads = [threading.Thread(target=write, args=(writer,)) for writer in writers]
+        for thread in threads:
+            thread.start()
+        begun.wait()
+        telling = [t for t in threading.enumerate() if t.name == "biarena-writing"]
+        while len({n.source for n in heard}) < len(writers):
+            time.sleep(0.01)
+        finish.set()
+        for thread in threads:
+            thread.join()
+    assert len(telling) == 1
+    by_source: dict[int, list[Notice]] = {}
+    for notice in heard:
+        by_source.setdefault(notice.source, []).append(notice)
+    assert len(by_source) == len(writers)
+    for told in by_source.values():
+        assert told[-1].ended and not any(n.ended for n in told[:-1])
+        assert all(n.text.startswith("openai:m waiting for the first token") for n in told[:-1])

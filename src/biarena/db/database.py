@@ -1,5 +1,6 @@
 """Database: the sandboxed engine interface every backend implements."""
 
+import contextlib
 import math
 import re
 import threading
@@ -80,9 +81,19 @@ class Database(ABC):
             raise TypeError(f"unknown sandbox limits: {', '.join(unknown)}")
         self.limits = replace(limits or SandboxLimits(), **overrides)
         self._lock = threading.RLock()
+        # Statements run one at a time in the engine; reads of the schema and the kept statements (under `_lock`)
+        # do not wait behind them.
+        self._statement_lock = threading.Lock()
         # Checked, clock-anchored text by (statement, dialect, now): a gold query shared by a question's languages,
         # or run again by the scorer, is checked and rewritten once. Text only: every caller parses its own tree.
         self._anchored: OrderedDict[tuple[str, str, datetime | None], str] = OrderedDict()
+
+    def start(self) -> None:
+        """Make the engine ready for statements now (its engine process starts, its server connection opens) rather
+        than at the first statement; a failure is left for the first statement to report."""
+        # Whatever keeps the engine from starting, the first statement meets it again and says it.
+        with self._statement_lock, contextlib.suppress(Exception):
+            self._run("SELECT 1", self.limits.timeout, 1)
 
     def forget_statements(self) -> None:
         """Drop the checked, rewritten statements kept for reuse."""
@@ -193,7 +204,7 @@ class Database(ABC):
         checking = time.monotonic() - started
         if checking >= limit:
             raise SqlTimeout(f"statement interrupted after {limit:g} s (checking it took {checking:.2f} s)")
-        with self._lock:
+        with self._statement_lock:
             try:
                 columns, rows, truncated_by = self._run(statement.text, limit - checking, cap)
             except SqlTimeout:

@@ -1,6 +1,8 @@
 """DatabasePool: a benchmark's databases opened on demand, with optional location overrides."""
 
+import contextlib
 import threading
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -32,6 +34,7 @@ class DatabasePool:
         self.allow_superuser = allow_superuser
         self._open: dict[str, Database] = {}
         self._lock = threading.Lock()
+        self._starting: list[threading.Thread] = []
 
     @property
     def timeout(self) -> float:
@@ -72,8 +75,26 @@ class DatabasePool:
         for name in self.benchmark.databases:
             self.get(name)
 
+    def start(self, names: Iterable[str]) -> None:
+        """Open the databases `names` and start their engines in the background, so that their first statements do
+        not wait for them; a database that cannot be opened or started says so at its first use."""
+        for name in dict.fromkeys(names):
+            thread = threading.Thread(target=self._start, args=(name,), name=f"start {name}", daemon=True)
+            with self._lock:
+                self._starting.append(thread)
+            thread.start()
+
+    def _start(self, name: str) -> None:
+        # Whatever keeps the database from opening, its first use meets it again and says it.
+        with contextlib.suppress(Exception):
+            self.get(name).start()
+
     def close(self) -> None:
-        """Close every open database."""
+        """Close every open database (once the engines being started have started)."""
+        with self._lock:
+            starting, self._starting = self._starting, []
+        for thread in starting:
+            thread.join()
         for db in self._open.values():
             db.close()
         self._open.clear()

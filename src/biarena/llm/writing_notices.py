@@ -1,11 +1,12 @@
 """writing_notices: tell listeners, every `WRITING_EVERY` seconds while a reply is written, how far it has come."""
 
 import itertools
+import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from biarena.llm.notices import Notice, notify
@@ -38,37 +39,111 @@ class Tally:
             self.written, self.approximate = self.written + tokens, True
 
 
+@dataclass
+class _Reply:
+    """A reply being written, as the ticker sees it."""
+
+    tally: Any
+    who: str
+    reading: str
+    started: float
+    source: int
+    due: float
+    """When its next notice is due (`time.monotonic()`)."""
+    told: bool = False
+    open: bool = True
+    """False once the block has ended: nothing more is told about it but its `ended` notice."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held while it is told about, so its `ended` notice comes after every other."""
+
+    def tell(self) -> None:
+        """Tell listeners how far the reply is (unless its block has ended)."""
+        with self.lock:
+            if not self.open:
+                return
+            self.told = True
+            tally, who = self.tally, self.who
+            written, first = getattr(tally, "written", 0), getattr(tally, "first_written_at", None)
+            if first is None:
+                text = f"{who} {self.reading} ({time.monotonic() - self.started:.0f} s)"
+                notify(Notice("writing", text, tokens=0, rate=0.0, source=self.source))
+                return
+            rate = written / max(time.monotonic() - first, 1e-6)
+            approximate = bool(getattr(tally, "approximate", False))
+            about = "~" if approximate else ""
+            text = f"{who} writing: {about}{written} tokens, {about}{rate:.1f} tok/s"
+            notify(Notice("writing", text, tokens=written, rate=rate, approximate=approximate, source=self.source))
+
+
+class _Ticker:
+    """One thread that tells about every reply being written when its notice is due (a thread per reply would be
+    started and joined for every model call)."""
+
+    def __init__(self) -> None:
+        self.replies: dict[int, _Reply] = {}
+        self.changed = threading.Condition(threading.Lock())
+        self.wakes: float | None = None
+        """When the thread wakes next (None: when a reply is added)."""
+        self.thread: threading.Thread | None = None
+
+    def add(self, reply: _Reply) -> None:
+        """Tell about `reply` from its first due time on."""
+        with self.changed:
+            self.replies[reply.source] = reply
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._run, name="biarena-writing", daemon=True)
+                self.thread.start()
+            elif self.wakes is None or reply.due < self.wakes:
+                self.changed.notify()
+
+    def remove(self, reply: _Reply) -> None:
+        """Tell no more about `reply`."""
+        with self.changed:
+            self.replies.pop(reply.source, None)
+
+    def _run(self) -> None:
+        while True:
+            with self.changed:
+                now = time.monotonic()
+                due = [reply for reply in self.replies.values() if reply.due <= now]
+                for reply in due:  # a notice late by more than the interval is not made up for
+                    reply.due = max(reply.due, now - WRITING_EVERY) + WRITING_EVERY
+                if not due:
+                    self.wakes = min((reply.due for reply in self.replies.values()), default=None)
+                    self.changed.wait(None if self.wakes is None else self.wakes - now)
+                    continue
+            for reply in due:
+                reply.tell()
+
+
+_TICKER = _Ticker()
+
+
+def _forked() -> None:
+    """A child process starts with no ticker thread and no replies of its parent's."""
+    global _TICKER
+    _TICKER = _Ticker()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 @contextmanager
 def writing_notices(tally: Any, who: str = "local model", reading: str = "reading the prompt") -> Iterator[None]:
     """While the block runs, tell listeners every `WRITING_EVERY` seconds how far the reply is: tokens written and
     tokens per second since the first one (`tally` has `written` and `first_written_at`, and `approximate` when the
     count is the server's pieces: then it reads `~N tokens`); before the first, that `who` is `reading`. A reply that
     was told about ends with an `ended` notice. The reply itself is made as it would be without them."""
-    done = threading.Event()
     started = time.monotonic()
-    source = next(_SOURCES)
-    told = threading.Event()
-
-    def tell() -> None:
-        while not done.wait(WRITING_EVERY):
-            told.set()
-            written, first = getattr(tally, "written", 0), getattr(tally, "first_written_at", None)
-            if first is None:
-                text = f"{who} {reading} ({time.monotonic() - started:.0f} s)"
-                notify(Notice("writing", text, tokens=0, rate=0.0, source=source))
-                continue
-            rate = written / max(time.monotonic() - first, 1e-6)
-            approximate = bool(getattr(tally, "approximate", False))
-            about = "~" if approximate else ""
-            text = f"{who} writing: {about}{written} tokens, {about}{rate:.1f} tok/s"
-            notify(Notice("writing", text, tokens=written, rate=rate, approximate=approximate, source=source))
-
-    thread = threading.Thread(target=tell, name="biarena-writing", daemon=True)
-    thread.start()
+    reply = _Reply(tally, who, reading, started, next(_SOURCES), started + WRITING_EVERY)
+    ticker = _TICKER
+    ticker.add(reply)
     try:
         yield
     finally:
-        done.set()
-        thread.join()
-        if told.is_set():
-            notify(Notice("writing", "", source=source, ended=True))
+        ticker.remove(reply)
+        with reply.lock:
+            reply.open = False
+        if reply.told:
+            notify(Notice("writing", "", source=reply.source, ended=True))

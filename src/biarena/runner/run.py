@@ -18,6 +18,8 @@ from biarena.runner.store import RunStore
 from biarena.version import __version__
 
 _USAGE_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+STARTED_AHEAD = 4
+"""The most databases whose engines a run starts ahead of their first statements (those of its first questions)."""
 IDENTITY = "model_identity"
 """The run option that records what the model is (its server's word for it, or its weights' hash)."""
 
@@ -309,6 +311,10 @@ def run_benchmark(
 
     queue = deque(pending)
     workers = max(1, concurrency)
+    # The engines of the first questions' databases start while those questions are with the system (a model call
+    # comes before any statement), rather than at the first statement, which every other worker would wait for.
+    first = dict.fromkeys(question.database for _, question in list(queue)[:workers])
+    databases.start(list(first)[:STARTED_AHEAD])
     pool = ThreadPoolExecutor(max_workers=workers)
     running: dict[Future, int] = {}
 

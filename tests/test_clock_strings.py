@@ -131,6 +131,27 @@ def test_folding_in_place_gives_what_folding_a_copy_gives(sql: str) -> None:
         assert copied == parse_statements(sql, "sqlite")[0].sql(dialect="duckdb")
 
 
+@pytest.mark.parametrize(
+    ("sql", "folded"),
+    [
+        ("SELECT CAST(a AS REAL) / NULLIF(b, 0), IIF(a > 0, 1, 2), ROUND(ABS(a), 1) FROM t", None),
+        ("SELECT CASE WHEN a THEN COALESCE(b, 0) END, lower(x) FROM t", None),
+        ("SELECT CAST('2020-01-01' AS DATE), CAST(a AS REAL) FROM t", None),
+        ("SELECT CAST(date('2020-01-01', '+1 day') AS TEXT), CAST(a AS REAL) FROM t", "'2020-01-02'"),
+        ("SELECT COALESCE(a, datetime('2020-01-01', '+1 hour')) FROM t", "'2020-01-01 01:00:00'"),
+        ("SELECT NULLIF(julianday('2020-01-02') - julianday('2020-01-01'), 0)", "2458850.5 - 2458849.5"),
+        ("SELECT \"date\"('2020-01-01')", "SELECT '2020-01-01'"),
+    ],
+)
+def test_folding_finds_time_calls_behind_casts_and_plain_calls(sql: str, folded: str | None) -> None:
+    tree = parse_statements(sql, "sqlite")[0]
+    out = fold_sqlite_time_calls(tree).sql(dialect="duckdb")
+    if folded is None:
+        assert out == tree.sql(dialect="duckdb")
+    else:
+        assert folded in out and out != tree.sql(dialect="duckdb")
+
+
 def test_sqlite_gold_on_duckdb_is_anchored_before_it_is_translated(tmp_path: Path) -> None:
     duckdb = pytest.importorskip("duckdb")
     path = tmp_path / "g.duckdb"

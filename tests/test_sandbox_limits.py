@@ -11,6 +11,7 @@ import pytest
 
 from biarena.db import QueryResult, SandboxLimits, SqlRejected, SqlTimeout, SqlTooLarge, open_database
 from biarena.db.clock_text import may_read_clock
+from biarena.db.fetch_capped import fetch_capped
 from biarena.db.limits import parse_size
 from biarena.db.sqlite_database import SqliteDatabase, sqlite_temp_bytes
 from biarena.errors import UsageError
@@ -118,6 +119,32 @@ def test_duckdb_values_are_capped_as_they_arrive(duck_path: Path) -> None:
     with pytest.raises(SqlRejected, match="constant size"):
         db.execute("SELECT repeat(s, n) FROM t")
     assert db.execute("SELECT string_agg(s, ',') FROM t WHERE n < 10").row_count == 1
+
+
+class _CountingCursor:
+    """A DB-API cursor over `rows` that counts its fetchmany calls (a short batch only at the end, as DuckDB's)."""
+
+    def __init__(self, rows: list[tuple]) -> None:
+        self.rows, self.calls = rows, 0
+
+    def fetchmany(self, size: int) -> list[tuple]:
+        self.calls += 1
+        batch, self.rows = self.rows[:size], self.rows[size:]
+        return batch
+
+
+@pytest.mark.parametrize("count", [0, 5, 16, 17, 500, 3000])
+@pytest.mark.parametrize("caps", [{"max_rows": 100_000}, {"max_rows": 40}, {"max_rows": 100_000, "max_bytes": 2000}])
+def test_a_short_batch_ends_the_fetch_with_the_same_rows(count: int, caps: dict) -> None:
+    rows = [(n, f"v{n}") for n in range(count)]
+    plain, short = _CountingCursor(rows), _CountingCursor(rows)
+    max_rows = caps["max_rows"]
+    expected = fetch_capped(plain, max_rows, max_bytes=caps.get("max_bytes"), columns=["n", "v"])
+    got = fetch_capped(short, max_rows, max_bytes=caps.get("max_bytes"), columns=["n", "v"], short_batch_ends=True)
+    assert got == expected
+    assert short.calls <= plain.calls
+    if 0 < count < 16:
+        assert short.calls == 1
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])

@@ -243,6 +243,34 @@ _TIME_CALL = re.compile(r"\b(?:" + "|".join(sorted(SQLITE_TIME_FUNCTIONS)) + r")
 """A SQLite time call in generated SQL: every call the fold could change starts so in the whole tree's text."""
 
 
+_WORD_CALLS: tuple[type[exp.Func], ...] = (
+    exp.Abs,
+    exp.Case,
+    exp.Coalesce,
+    exp.If,
+    exp.Nullif,
+    exp.Round,
+    exp.RowNumber,
+)
+"""Calls whose SQLite text starts with a word of their own (ABS, CASE, COALESCE, IIF, NULLIF, ROUND, ROW_NUMBER)."""
+_PLAIN_CAST_TYPES = exp.DataType.NUMERIC_TYPES | exp.DataType.TEXT_TYPES
+"""Types a cast to which SQLite writes as CAST(... AS ...), not as a time function."""
+
+
+def _may_write_time_call(node: exp.Func) -> bool:
+    """False when SQLite's text for `node` surely starts with no time function's name (so folding skips it)."""
+    kind = type(node)
+    if kind in _WORD_CALLS or isinstance(node, exp.AggFunc):
+        return False
+    if kind is exp.Cast:
+        to = node.args.get("to")
+        plain = isinstance(to, exp.DataType) and to.this in _PLAIN_CAST_TYPES
+        return node.args.get("format") is not None or not plain
+    if kind is exp.Anonymous:
+        return not isinstance(node.this, str) or node.this.strip().lower() in SQLITE_TIME_FUNCTIONS
+    return True
+
+
 def _foldable(node: exp.Func) -> bool:
     """True when SQLite may compute `node` once, ahead: no column, and each time value a plain literal (a computed
     one could be 'now', which SQLite would read from the real clock)."""
@@ -273,15 +301,18 @@ def fold_sqlite_time_calls(tree: exp.Expression, *, copy: bool = True) -> exp.Ex
     """
     import sqlite3
 
-    if _TIME_CALL.search(tree.sql(dialect="sqlite")) is None:
-        return tree.copy() if copy else tree  # no SQLite time call anywhere: nothing to fold
+    if not any(_may_write_time_call(node) for node in tree.find_all(exp.Func)) or (
+        _TIME_CALL.search(tree.sql(dialect="sqlite")) is None
+    ):
+        # No call that SQLite writes as a time function (seen in the tree, else in its text): nothing to fold.
+        return tree.copy() if copy else tree
     if copy:
         tree = tree.copy()
     conn = sqlite3.connect(":memory:")
     try:
         # Innermost first, so that a call whose arguments fold becomes foldable itself.
         for node in reversed(list(tree.find_all(exp.Func))):
-            if isinstance(node, exp.AggFunc):
+            if not _may_write_time_call(node):
                 continue
             generated = node.sql(dialect="sqlite")
             if generated.split("(", 1)[0].strip().lower() not in SQLITE_TIME_FUNCTIONS:

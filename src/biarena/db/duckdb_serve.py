@@ -29,7 +29,7 @@ class DuckEngine:
             cursor.execute(sql)
             columns = [d[0] for d in cursor.description or []]
             rows, truncated_by = fetch_capped(
-                cursor, max_rows, max_bytes=max_bytes, max_cell=max_cell, columns=columns
+                cursor, max_rows, max_bytes=max_bytes, max_cell=max_cell, columns=columns, short_batch_ends=True
             )
             return columns, rows, truncated_by
         finally:

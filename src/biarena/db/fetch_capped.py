@@ -57,12 +57,15 @@ def fetch_capped(
     max_cell: int | None = None,
     columns: list[str] | None = None,
     deadline: float | None = None,
+    short_batch_ends: bool = False,
 ) -> tuple[list[tuple], str | None]:
     """Fetch at most `max_rows` rows and `max_bytes` of values from a DB-API cursor.
 
     Returns the rows and which cap cut them ('rows', 'bytes' or None); a value over `max_cell` raises SqlTooLarge,
     and a fetch that would start past `deadline` (a time.monotonic() reading) raises SqlTimeout. Values count as
     CELL_OVERHEAD says. Rows come in batches sized so that one batch stays a small part of the byte cap.
+    `short_batch_ends` says that the cursor's fetchmany returns fewer rows than asked only when the result has no more
+    (DuckDB's does), so a short batch ends the fetch without another call (DuckDB's costs as much as a small fetch).
     """
     if max_rows < 0:
         return [], None
@@ -76,7 +79,8 @@ def fetch_capped(
     while len(rows) <= max_rows:
         if deadline is not None and time.monotonic() > deadline:
             raise SqlTimeout("statement interrupted while its rows were fetched")
-        fetched = cursor.fetchmany(max(1, min(batch, BATCH_CELLS // widest, max_rows + 1 - len(rows))))
+        asked = max(1, min(batch, BATCH_CELLS // widest, max_rows + 1 - len(rows)))
+        fetched = cursor.fetchmany(asked)
         if not fetched:
             break
         for raw in fetched:
@@ -86,6 +90,8 @@ def fetch_capped(
                 return rows[:max_rows], "bytes" if len(rows) <= max_rows else "rows"
             used += size
             rows.append(row)
+        if short_batch_ends and len(fetched) < asked:
+            break
         average = max(1, used // max(1, len(rows)))
         batch = int(max(1, min(_MAX_BATCH, (byte_cap - used) / average / 8))) if byte_cap != math.inf else _MAX_BATCH
     if len(rows) > max_rows:

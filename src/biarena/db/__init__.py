@@ -1,16 +1,37 @@
-"""Databases: read-only sandboxed execution, clock anchoring, schema description, transpilation."""
+"""Databases: read-only sandboxed execution, clock anchoring, schema description, transpilation.
 
-from biarena.db.clock import anchor_clock
-from biarena.db.copy_database import copy_database
-from biarena.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Database, PreparedStatement
-from biarena.db.errors import SqlError, SqlProblem, SqlRejected, SqlTimeout, SqlTooLarge
-from biarena.db.guard import check_read_only
-from biarena.db.limits import SandboxLimits, parse_seconds, parse_size
-from biarena.db.open_database import ENGINES, open_database
-from biarena.db.pool import DatabasePool
-from biarena.db.result import QueryResult
-from biarena.db.schema import describe_schema
-from biarena.db.transpile import transpile
+Each public name is imported from its module on first use, so a command that needs only the limits or the result
+type does not load the SQL parser.
+"""
+
+from biarena.lazy_exports import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "anchor_clock": "clock",
+        "check_read_only": "guard",
+        "copy_database": "copy_database",
+        "Database": "database",
+        "DatabasePool": "pool",
+        "DEFAULT_MAX_ROWS": "database",
+        "DEFAULT_TIMEOUT": "database",
+        "describe_schema": "schema",
+        "ENGINES": "open_database",
+        "open_database": "open_database",
+        "parse_seconds": "limits",
+        "parse_size": "limits",
+        "PreparedStatement": "database",
+        "QueryResult": "result",
+        "SandboxLimits": "limits",
+        "SqlError": "errors",
+        "SqlProblem": "errors",
+        "SqlRejected": "errors",
+        "SqlTimeout": "errors",
+        "SqlTooLarge": "errors",
+        "transpile": "transpile",
+    },
+)
 
 __all__ = [
     "DEFAULT_MAX_ROWS",

@@ -1,10 +1,11 @@
 """Result similarity on a 1,000,000-row x 40-column pair: biarena vs an all-pairs column comparison.
 
-Prints both times, the speed ratio, and whether precision, recall and F1 agree.
+Prints both times, the speed ratio, whether precision, recall and F1 agree, and the process's peak memory.
 Run: python perf/result_similarity.py [--rows N] [--columns N]
 """
 
 import argparse
+import resource
 import time
 
 import numpy as np
@@ -64,6 +65,10 @@ def all_pairs(pred: QueryResult, gold: QueryResult) -> tuple[float, float, float
     return precision, recall, f1
 
 
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+
+
 def main() -> None:
     """Run both methods on the same pair and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -84,6 +89,7 @@ def main() -> None:
         f"({fast.compared} of {len(pred.columns) * len(gold.columns)} pairs compared in full)",
         flush=True,
     )
+    print(f"peak RSS after biarena: {_peak_rss_mb():,.0f} MB", flush=True)
 
     started = time.perf_counter()
     slow = all_pairs(pred, gold)

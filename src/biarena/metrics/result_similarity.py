@@ -6,7 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from biarena.db.result import QueryResult
-from biarena.metrics.columns import Column, Tolerance, columns_equal, columns_of_rows, may_match
+from biarena.metrics.columns import Column, Tolerance, columns_equal, may_match
+from biarena.metrics.typed_columns import typed_columns
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def to_columns(result: QueryResult) -> list[Column]:
     paused = gc.isenabled()
     gc.disable()
     try:
-        return columns_of_rows(result.rows, len(result.rows[0]))
+        return typed_columns(result.rows, len(result.rows[0]))
     finally:
         if paused:
             gc.enable()

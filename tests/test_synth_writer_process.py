@@ -30,7 +30,7 @@ def test_the_file_is_the_same_byte_for_byte_with_and_without_the_process(name: s
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alone.db", "beside.db"]
 
 
-def test_large_sqlite_outputs_use_the_process_and_small_ones_do_not() -> None:
+def test_the_writer_process_threshold_lies_between_scale_0_1_and_scale_10() -> None:
     spec = vertical_spec("food_delivery")
     assert expected_rows(spec, 10.0) >= WRITER_PROCESS_ROWS > expected_rows(spec, 0.1)
 

@@ -224,16 +224,12 @@ class _LocalEngine:
     def __init__(self, workers: int) -> None:
         self.pool = None
         if workers > 1:
-            import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            if "forkserver" in multiprocessing.get_all_start_methods():
-                # workers fork from one server that imported the generator once, not a fresh interpreter each
-                context = multiprocessing.get_context("forkserver")
-                context.set_forkserver_preload([__name__])
-            else:
-                context = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(workers, mp_context=context)
+            from biarena.synth.writer_process import worker_context
+
+            # workers fork from one server that imported the generator once, not a fresh interpreter each
+            self.pool = ProcessPoolExecutor(workers, mp_context=worker_context(__name__))
 
     def map(self, function: Callable, calls: Sequence[tuple]) -> list:
         """`function(*call)` for every call, results in call order."""

@@ -32,11 +32,12 @@ _TEXT = {"timestamp": timestamp_strings, "date": date_strings}
 """The column kinds made text before they cross the pipe, and how."""
 
 
-def _context() -> Any:
-    """The fork server where the platform has one (its preload imports numpy and the writers once), else spawn."""
+def worker_context(preload: str) -> Any:
+    """How the simulator starts its processes: from a fork server where the platform has one (it imports the module
+    `preload` once, and each process forks from it rather than from a process that may run threads), else spawned."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__])
+        context.set_forkserver_preload([preload])
         return context
     return multiprocessing.get_context("spawn")
 
@@ -78,7 +79,7 @@ class WriterProcess:
     `close`, `abort`)."""
 
     def __init__(self, fmt: str, path: Path) -> None:
-        context = _context()
+        context = worker_context(__name__)
         self._types: dict[str, dict[str, str]] = {}
         self._conn, child = context.Pipe()
         self._process = context.Process(target=_serve, args=(child, fmt, str(path)), daemon=True)

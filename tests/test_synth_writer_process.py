@@ -55,3 +55,12 @@ def test_a_writer_process_that_dies_is_one_clear_error(tmp_path: Path) -> None:
             writer.append("t", {"a": np.arange(100_000, dtype=np.int64)})
         writer.close({"seed": "0"})
     writer.abort()
+
+
+def test_an_output_under_a_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    from tests.test_cli_output import cli, one_line_error
+
+    (tmp_path / "file.db").write_text("not a folder", encoding="utf-8")
+    done = cli("synth", "food_delivery", "--scale", "0.01", "-o", tmp_path / "file.db" / "x.db")
+    one_line_error(done, "cannot write")
+    assert (tmp_path / "file.db").read_text(encoding="utf-8") == "not a folder"

@@ -128,7 +128,10 @@ def generate(
     if partitions is not None:
         check_partitions(spec, fmt, partitions)
     _replaceable(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"cannot write {target}: {error.strerror} ({error.filename})") from None
     for stale in target.parent.glob(f".{target.name}.partial-*"):  # left by an interrupted run
         _remove(stale)
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")

@@ -108,3 +108,17 @@ def test_a_drafted_reply_is_cached_apart_from_a_plain_one(tmp_path: Path) -> Non
         model._identity = ({"sha256": "x"},)
         keys.append(model.cache_key(request))
     assert len(set(keys)) == 3
+
+
+def test_the_body_the_server_receives_is_the_keyed_body_and_how_the_reply_is_carried(tmp_path: Path) -> None:
+    pairs = ["extra_body=top_k=20,seed=5", "extra_query=api-version=1", "temperature=0.3", "retries=0"]
+    with endpoint(four) as (url, state):
+        options = resolve_model(f"openai:m@{url}", pairs)
+        model = get_model(options.spec(), options=options, cache_dir=tmp_path)
+        request = ChatRequest.make(ASK, schema={"type": "object"}, seed=2, max_tokens=64)
+        model.complete(request)
+        received = dict(state.requests[0])
+    keyed = model.provider.request_payload(request)["body"]
+    carried = {key: received.pop(key) for key in ("stream", "stream_options") if key in received}
+    assert received == keyed and keyed["seed"] == 5 and keyed["top_k"] == 20
+    assert carried == {"stream": True, "stream_options": {"include_usage": True}}

@@ -3,8 +3,10 @@
 1. One vertical at scale 10 (millions of rows): biarena's generator (every column drawn, rules applied,
    written to SQLite) against, side by side, a raw `executemany` of the identical rows into an empty copy of
    the same schema in one transaction (rows read back from biarena's output beforehand, so only the insert is
-   timed). The generator runs as it does by default at this size (a writer process inserting while the next chunk
-   is drawn) and with the writer in the drawing process, alternating, `--repeat` times each (the fastest counts).
+   timed), and the same insert made as biarena's writer makes it (ROWS_PER_INSERT rows a statement), which shows
+   what drawing the rows costs beside inserting them. The generator runs as it does by default at this size (a
+   writer process inserting while the next chunk is drawn) and with the writer in the drawing process,
+   alternating, `--repeat` times each (the fastest counts).
    Prints rows/s for each, the ratio (target: biarena >= 0.8x the raw insert rate), the CPU seconds of the whole
    process tree (the fork server and the writer process included, sampled from /proc) and the peak memory of the
    drawing process and of the largest other process.
@@ -24,6 +26,7 @@ from pathlib import Path
 from process_tree import Descendants
 
 from biarena.synth import generate, verify, vertical_names, vertical_spec
+from biarena.synth.writers import ROWS_PER_INSERT
 
 
 def timed_generation(vertical: str, out: Path, scale: float, writer_process: bool) -> dict[str, float]:
@@ -45,8 +48,9 @@ def timed_generation(vertical: str, out: Path, scale: float, writer_process: boo
     }
 
 
-def raw_insert_seconds(source: Path, target: Path) -> tuple[int, float]:
-    """Copy the schema, then time executemany of every table's rows (held in memory) in one transaction."""
+def raw_insert_seconds(source: Path, target: Path, per: int = 1) -> tuple[int, float]:
+    """Copy the schema, then time executemany of every table's rows (held in memory) in one transaction, `per` rows
+    a statement (their values laid out flat beforehand, untimed)."""
     src = sqlite3.connect(source)
     dst = sqlite3.connect(target, isolation_level=None)
     dst.execute("PRAGMA journal_mode = OFF")
@@ -60,10 +64,14 @@ def raw_insert_seconds(source: Path, target: Path) -> tuple[int, float]:
         rows = src.execute(f'SELECT * FROM "{name}"').fetchall()
         if not rows:
             continue
-        marks = ",".join("?" * len(rows[0]))
+        row = "(" + ",".join("?" * len(rows[0])) + ")"
+        whole = len(rows) - len(rows) % per
+        flat = [[v for r in rows[i : i + per] for v in r] for i in range(0, whole, per)]
         started = time.perf_counter()
-        dst.executemany(f'INSERT INTO "{name}" VALUES ({marks})', rows)
+        dst.executemany(f'INSERT INTO "{name}" VALUES {",".join([row] * per)}', flat)
+        dst.executemany(f'INSERT INTO "{name}" VALUES {row}', rows[whole:])
         seconds += time.perf_counter() - started
+        del flat
         rows_total += len(rows)
         del rows
     started = time.perf_counter()
@@ -100,6 +108,8 @@ def main() -> None:
         checks = verify(out)
         checked = time.perf_counter() - started
         raw_rows, raw = raw_insert_seconds(out, Path(work) / "raw.db")
+        # The same insert as biarena's writer makes it, many rows a statement: what the writer itself costs.
+        _, raw_many = raw_insert_seconds(out, Path(work) / "raw-many.db", ROWS_PER_INSERT)
         print(f"{args.vertical} at scale {args.scale:g}: {rows:,} rows (fastest of {args.repeat}, load {load()})")
         for writer_process, label in ((True, "writer process"), (False, "one process")):
             f = best[writer_process]
@@ -109,6 +119,11 @@ def main() -> None:
                 f"CPU {f['cpu']:.2f} s (all processes)  largest other process {f['other_peak']:,.0f} MiB"
             )
         print(f"  raw executemany:  {raw:7.2f} s  {raw_rows / raw:12,.0f} rows/s (identical rows, already in memory)")
+        print(
+            f"  the same, {ROWS_PER_INSERT} rows a statement (as biarena inserts): {raw_many:7.2f} s  "
+            f"{raw_rows / raw_many:12,.0f} rows/s; biarena's writer process reaches "
+            f"{(rows / best[True]['wall']) / (raw_rows / raw_many):.2f}x of it"
+        )
         print(f"  peak memory of the drawing process: {peak_mib:,.0f} MiB")
         failed = sum(not c.ok for c in checks)
         print(f"  verify: {checked:.2f} s, {len(checks) - failed} of {len(checks)} checks hold")

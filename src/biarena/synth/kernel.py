@@ -10,6 +10,7 @@ month. Rules are evaluated on each chunk before it is written.
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -222,13 +223,20 @@ class TableState:
         return out
 
 
-def _faker(provider_name: str, n: int, rng: np.random.Generator, locale: str = "en_US") -> np.ndarray:
+@lru_cache(maxsize=8)
+def _faker_of(locale: str) -> Any:
+    """One Faker per locale and process (making one loads its providers: tens of milliseconds); each pool seeds it
+    afresh, so what it drew before changes nothing."""
     from faker import Faker
 
     try:
-        fake = Faker(locale)
+        return Faker(locale)
     except AttributeError:
         raise FormatError(f"unknown Faker locale '{locale}'") from None
+
+
+def _faker(provider_name: str, n: int, rng: np.random.Generator, locale: str = "en_US") -> np.ndarray:
+    fake = _faker_of(locale)
     fake.seed_instance(int(rng.integers(0, 2**31)))
     try:
         provider = getattr(fake, provider_name)

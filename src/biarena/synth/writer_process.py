@@ -1,8 +1,10 @@
 """WriterProcess: a writer (`biarena.synth.writers`) run in a process of its own, fed the drawn chunks over a pipe.
 
 Drawing a chunk (numpy, one core) and inserting the one before it (SQLite binding each value, one core) then run at
-the same time. The pipe holds about one chunk: while the process inserts chunk N, this one draws chunk N+1 and waits
-to hand it over, so at most three chunks are in memory. The process receives the drawn arrays as they are and turns
+the same time. Drawn chunks wait in a queue of AHEAD chunks, handed over by a thread of this process: the drawing
+may run ahead while the process inserts the chunks of a table that is slower to insert than to draw, so the process
+still has chunks to insert when the drawing meets a table that is slower to draw. At most AHEAD + 2 chunks are in
+this process's memory. The process receives the drawn arrays as they are and turns
 them into rows itself (arrays into lists), so that work leaves the drawing process too; times and dates are made
 text before they go (fixed-width arrays, cheap to send), which evens the two processes' shares. The
 writer sees the same calls in the same order as in one process, so the output is the same file byte for byte.
@@ -14,6 +16,8 @@ without committing, and the partial file is removed by the next generation into 
 
 import contextlib
 import multiprocessing
+import queue
+import threading
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -22,6 +26,12 @@ import numpy as np
 
 from biarena.errors import BiarenaError
 from biarena.synth.writers import TableDef, date_strings, open_writer, timestamp_strings
+
+AHEAD = 4
+"""Drawn chunks that may wait to be handed to the writer process."""
+
+_STOP = ("stop",)
+"""Tells the handing thread to end (not sent)."""
 
 
 def _same(values: np.ndarray) -> np.ndarray:
@@ -85,6 +95,13 @@ class WriterProcess:
         self._process = context.Process(target=_serve, args=(child, fmt, str(path)), daemon=True)
         self._process.start()
         child.close()
+        self._waiting: queue.Queue = queue.Queue(maxsize=AHEAD)
+        self._broken = threading.Event()
+        """Set when a message could not be sent: the process stopped reading (it failed and said why, or died), or
+        `_failure` says what else went wrong."""
+        self._failure: BaseException | None = None
+        self._hands = threading.Thread(target=self._hand_over, name="synth-writer-feed", daemon=True)
+        self._hands.start()
 
     def create(self, table: TableDef) -> None:
         """Create the table (in the writer's process)."""
@@ -92,7 +109,7 @@ class WriterProcess:
         self._send(("create", table))
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
-        """Hand one drawn chunk over; returns once the process has taken it (it inserts while the next is drawn).
+        """Hand one drawn chunk over; returns once it is queued (the process inserts while the next ones are drawn).
 
         Times and dates are made text here, as fixed-width arrays (a copy of their bytes crosses the pipe), which
         evens the two processes' work: the writer's share (making rows, binding them) is the larger."""
@@ -103,11 +120,16 @@ class WriterProcess:
     def close(self, meta: dict[str, str]) -> None:
         """Store the metadata and commit; returns when the file is complete, raising what the writer raised."""
         self._send(("close", meta))
+        self._finish_handing()
+        if self._failure is not None:
+            raise self._failure
         self._reply()
         self._process.join()
 
     def abort(self) -> None:
         """Stop the process without committing."""
+        self._broken.set()  # the handing thread drops what waits
+        self._finish_handing()
         with contextlib.suppress(OSError):
             self._conn.send(("abort",))
         self._process.join(timeout=10)
@@ -116,12 +138,42 @@ class WriterProcess:
             self._process.join()
         self._conn.close()
 
+    def _hand_over(self) -> None:
+        """The handing thread: send each queued message in order; once the process stops reading, drop the rest."""
+        while True:
+            message = self._waiting.get()
+            if message is _STOP:
+                return
+            if self._broken.is_set():
+                continue
+            try:
+                self._conn.send(message)
+            except OSError:
+                self._broken.set()
+            except BaseException as error:  # raised by the next call (the process, still reading, is aborted then)
+                self._failure = error
+                self._broken.set()
+
     def _send(self, message: tuple) -> None:
-        try:
-            self._conn.send(message)
-        except OSError:  # the process stopped reading: it failed, and said why before it went
-            self._reply()
-            raise BiarenaError("the database writer process stopped") from None
+        while not self._broken.is_set():
+            try:
+                self._waiting.put(message, timeout=0.5)
+                return
+            except queue.Full:
+                if not self._process.is_alive():
+                    self._broken.set()
+        self._finish_handing()
+        if self._failure is not None:
+            raise self._failure
+        # the process stopped reading: it failed, and said why before it went
+        self._reply()
+        raise BiarenaError("the database writer process stopped") from None
+
+    def _finish_handing(self) -> None:
+        """Wait until every queued message is sent (or dropped) and the handing thread has ended."""
+        if self._hands.is_alive():
+            self._waiting.put(_STOP)
+            self._hands.join()
 
     def _reply(self) -> None:
         """Read the process's answer: nothing on success, its error raised here."""

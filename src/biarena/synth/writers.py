@@ -15,6 +15,10 @@ from biarena.errors import UsageError
 
 FORMATS = ("sqlite", "duckdb", "parquet")
 META_TABLE = "_biarena_synth"
+ROWS_PER_INSERT = 64
+"""Rows one INSERT statement carries into SQLite."""
+MAX_PARAMETERS = 999
+"""The most parameters a statement may have in any SQLite build (older ones allow no more)."""
 _SQLITE_TYPES = {"int": "INTEGER", "float": "REAL", "text": "TEXT", "timestamp": "TEXT", "date": "TEXT"}
 _DUCKDB_TYPES = {"int": "BIGINT", "float": "DOUBLE", "text": "VARCHAR", "timestamp": "TIMESTAMP", "date": "DATE"}
 
@@ -90,19 +94,29 @@ class SqliteWriter:
         self.types[table.name] = table.types
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
-        """Insert one chunk."""
+        """Insert one chunk, ROWS_PER_INSERT rows a statement (the rows, their order and the file are the same as one
+        row a statement gives; SQLite's per-statement work is paid once for many rows)."""
         types = self.types[table]
-        columns = []
-        for name, kind in types.items():
+        width = len(types)
+        size = len(next(iter(data.values()))) if data else 0
+        grid = np.empty((size, width), dtype=object)
+        for j, (name, kind) in enumerate(types.items()):
             values = data[name]
             if kind == "timestamp":
-                columns.append(timestamp_text(values))
+                grid[:, j] = timestamp_text(values)
             elif kind == "date":
-                columns.append(date_text(values))
+                grid[:, j] = date_text(values)
             else:
-                columns.append(values.tolist())
-        marks = ",".join("?" * len(columns))
-        self.conn.executemany(f'INSERT INTO "{table}" VALUES ({marks})', zip(*columns, strict=True))
+                grid[:, j] = values.tolist()
+        row = "(" + ",".join("?" * width) + ")"
+        per = max(1, min(ROWS_PER_INSERT, MAX_PARAMETERS // max(1, width)))
+        whole = size - size % per
+        if whole:
+            marks = ",".join([row] * per)
+            flat = grid[:whole].reshape(-1, per * width).tolist()
+            self.conn.executemany(f'INSERT INTO "{table}" VALUES {marks}', flat)
+        if whole < size:
+            self.conn.executemany(f'INSERT INTO "{table}" VALUES {row}', grid[whole:].tolist())
 
     def close(self, meta: dict[str, str]) -> None:
         """Store the metadata and commit."""

@@ -65,10 +65,11 @@ def raw_insert_seconds(source: Path, target: Path, per: int = 1) -> tuple[int, f
         if not rows:
             continue
         row = "(" + ",".join("?" * len(rows[0])) + ")"
-        whole = len(rows) - len(rows) % per
+        whole = len(rows) - len(rows) % per if per > 1 else 0
         flat = [[v for r in rows[i : i + per] for v in r] for i in range(0, whole, per)]
         started = time.perf_counter()
-        dst.executemany(f'INSERT INTO "{name}" VALUES {",".join([row] * per)}', flat)
+        if flat:
+            dst.executemany(f'INSERT INTO "{name}" VALUES {",".join([row] * per)}', flat)
         dst.executemany(f'INSERT INTO "{name}" VALUES {row}', rows[whole:])
         seconds += time.perf_counter() - started
         del flat

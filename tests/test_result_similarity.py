@@ -1,18 +1,13 @@
 """Result similarity and execution accuracy: fingerprinted matching equals an all-pairs comparison."""
 
-import datetime
-import decimal
 import math
 
-import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from biarena.db import QueryResult
 from biarena.metrics import Tolerance, result_similarity, results_match
-from biarena.metrics import columns as columns_module
-from biarena.metrics.columns import Column, columns_equal, columns_of_rows
+from biarena.metrics.columns import Column, columns_equal
 
 
 def naive(pred: QueryResult, gold: QueryResult, ordered: bool) -> tuple[float, float]:
@@ -116,26 +111,3 @@ def test_column_permutation_with_equal_columns() -> None:
     assert results_match(pred, gold)
 
 
-def test_columns_built_block_by_block_are_the_columns_of_their_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(columns_module, "_BLOCK", 4)  # columns that change kind in a later block
-    n = 10
-    raw = {
-        "ints": list(range(n)),
-        "floats_and_nulls": [None if i % 3 == 0 else i / 3 for i in range(n)],
-        "text": ["a", "b", "c", "a", "b"] * 2,
-        "text_then_null": ["x"] * (n - 1) + [None],
-        "numbers_then_text": [3] * (n - 1) + ["z"],
-        "mixed": [1, "1", None, 2.5, True, decimal.Decimal("1.5"), datetime.date(2020, 1, 1), np.int64(4), 0, "q"],
-        "nulls": [None] * n,
-        "booleans": [i % 2 == 0 for i in range(n)],
-    }
-    built = columns_of_rows(list(zip(*raw.values(), strict=True)), len(raw))
-    for (name, values), column in zip(raw.items(), built, strict=True):
-        expected = Column.of(tuple(values))
-        assert column.size == expected.size and list(column.values) == list(expected.values), name
-        assert (column.numeric is None) == (expected.numeric is None), name
-        if expected.numeric is not None:
-            assert np.array_equal(column.numeric, expected.numeric, equal_nan=True), name
-        assert column.others == expected.others, name
-        if expected.others is not None:
-            assert column.bag_hash() == expected.bag_hash() and column.counts == expected.counts, name

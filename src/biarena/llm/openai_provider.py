@@ -181,7 +181,8 @@ class OpenAIProvider:
 
         # Requests go through the client's `post`: the body is JSON already (ours), and `create` would walk it against
         # the SDK's typed parameters first (a millisecond and more a call, spent holding the GIL at high concurrency).
-        self._reply_types = (ChatCompletion, openai.Stream[ChatCompletionChunk])
+        self._completion_type = ChatCompletion
+        self._stream_type = openai.Stream[ChatCompletionChunk]
         self._way = "usage"
         """How replies are carried: `usage` (streamed with token counts), `stream` (the server refused
         stream_options), `plain` (it refused streaming, or counts tokens only in plain replies)."""
@@ -305,10 +306,10 @@ class OpenAIProvider:
                 response = self._client.post(
                     "/chat/completions",
                     body={**body, **carried},
-                    cast_to=self._reply_types[0],
+                    cast_to=self._completion_type,
                     options=self._options(),
                     stream=bool(carried),
-                    stream_cls=self._reply_types[1],
+                    stream_cls=self._stream_type,
                 )
                 if carried:
                     return streamed_completion(response, tally)

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
 from functools import cached_property
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -130,74 +129,7 @@ class Column:
 
 
 _FAST_NUMERIC = frozenset({int, float, type(None)})
-
-_BLOCK = 2048
-"""Rows transposed at a time by `columns_of_rows`: a block's values stay in the CPU's cache while each is typed."""
-
-
-def columns_of_rows(rows: Sequence[Sequence[Any]], width: int) -> list[Column]:
-    """The columns of `rows` (each `width` values long), as `Column.of` builds each from its values.
-
-    A million-row result holds its values wherever they were allocated, so every pass over a column is a pass of
-    cache misses. The rows are transposed a block at a time and, while a block's values are still in the cache, each
-    column's part is typed, converted to floats (numbers) or counted (text); the columns are the same as
-    `Column.of` gives, with the text columns' counts already taken.
-    """
-    blocks: list[list[tuple]] = [[] for _ in range(width)]
-    types: list[set[type]] = [set() for _ in range(width)]
-    floats: list[list[np.ndarray] | None] = [[] for _ in range(width)]
-    counts: list[Counter | None] = [Counter() for _ in range(width)]
-    for start in range(0, len(rows), _BLOCK):
-        parts = list(zip(*rows[start : start + _BLOCK], strict=True))
-        if len(parts) != width:
-            raise ValueError(f"rows {start + 1}-{start + _BLOCK}: {len(parts)} values, not {width}")
-        for j, part in enumerate(parts):
-            blocks[j].append(part)
-            seen = set(map(type, part))
-            types[j] |= seen
-            chunks, counted = floats[j], counts[j]
-            if chunks is not None:
-                if seen <= _FAST_NUMERIC:
-                    chunks.append(np.array(part, dtype=np.float64))
-                else:
-                    floats[j] = None
-            if counted is not None:
-                if seen == {str}:
-                    counted.update(part)
-                else:
-                    counts[j] = None
-    columns = []
-    for parts_of, kinds, chunks, counted in zip(blocks, types, floats, counts, strict=True):
-        if kinds and kinds <= _FAST_NUMERIC and kinds != {type(None)}:
-            assert chunks is not None
-            columns.append(Column(values=_Joined(parts_of), numeric=np.concatenate(chunks)))
-        elif kinds == {str}:
-            raw = tuple(chain.from_iterable(parts_of))
-            column = Column(values=raw, others=raw)
-            column.__dict__["counts"] = counted  # what the `counts` property would count
-            columns.append(column)
-        else:
-            columns.append(Column._mixed(tuple(chain.from_iterable(parts_of))))
-    return columns
-
-
-class _Joined(Sequence):
-    """A numeric column's raw values, joined from its blocks only if something reads them (its floats are what is
-    compared)."""
-
-    def __init__(self, parts: list[tuple]) -> None:
-        self._parts = parts
-        self._length = sum(map(len, parts))
-        self._joined: tuple | None = None
-
-    def __len__(self) -> int:
-        return self._length
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if self._joined is None:
-            self._joined = tuple(chain.from_iterable(self._parts))
-            self._parts = []
-        return self._joined[index]
+"""The value types a column may hold and still be compared as floats."""
 
 
 def _needs_more_than(values: np.ndarray, places: int) -> bool:

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from biarena.metrics.columns import Column
+from biarena.metrics.columns import _FAST_NUMERIC, Column
 
-_FAST_NUMERIC = frozenset({int, float, type(None)})
 _TEXT = frozenset({str})
 _NONE = type(None)
 

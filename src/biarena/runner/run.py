@@ -6,6 +6,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from itertools import islice
 
 from biarena.agents import AgentEnv, System
 from biarena.db import DatabasePool
@@ -313,7 +314,7 @@ def run_benchmark(
     workers = max(1, concurrency)
     # The engines of the first questions' databases start while those questions are with the system (a model call
     # comes before any statement), rather than at the first statement, which every other worker would wait for.
-    first = dict.fromkeys(question.database for _, question in list(queue)[:workers])
+    first = dict.fromkeys(question.database for _, question in islice(queue, workers))
     databases.start(list(first)[:STARTED_AHEAD])
     pool = ThreadPoolExecutor(max_workers=workers)
     running: dict[Future, int] = {}

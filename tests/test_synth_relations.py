@@ -311,3 +311,19 @@ def test_bad_planted_events_are_refused(old: str, new: str, message: str) -> Non
     assert old in SPEC
     with pytest.raises(ValueError, match=message):
         Spec.model_validate(yaml.safe_load(SPEC.replace(old, new)))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("  city:\n", '  "city \\"x\\"":\n'),
+        ("  city:\n", "  a.b:\n"),
+        ("name: {kind: category", "9th: {kind: category"),
+    ],
+)
+def test_a_table_or_column_that_is_no_name_is_refused(old: str, new: str) -> None:
+    import yaml
+
+    assert old in SPEC
+    with pytest.raises(ValueError, match="is no name"):
+        Spec.model_validate(yaml.safe_load(SPEC.replace(old, new, 1)))

@@ -1,5 +1,6 @@
 """The vertical spec language: tables, column generators, rules, segments, seasonality and planted events."""
 
+import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -315,6 +316,11 @@ class Briefing(BaseModel):
         return "\n".join(parts)
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A table or column name: the writers and verification write it into SQL between double quotes, and references
+name a column as `table.column`."""
+
+
 class Spec(BaseModel):
     """One vertical: `public` is what agents may read; everything else is the generator's hidden knowledge."""
 
@@ -352,6 +358,9 @@ class Spec(BaseModel):
                 raise ValueError(f"{where}: table {table} has no column '{name}'")
 
         for table_name, table in self.tables.items():
+            for name in (table_name, *table.columns):
+                if _NAME.fullmatch(name) is None:
+                    raise ValueError(f"table {table_name}: '{name}' is no name (letters, digits and _, no digit first)")
             for name, col in table.columns.items():
                 where = f"column {table_name}.{name}"
                 if col.kind == "foreign" and col.ref:

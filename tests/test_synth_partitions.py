@@ -5,13 +5,14 @@ import hashlib
 import itertools
 import sqlite3
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from biarena.errors import UsageError
-from biarena.synth import generate, verify, vertical_spec
+from biarena.synth import generate, kernel, partitions, verify, vertical_spec
 from biarena.synth.kernel import Calendar, draw_chunk, table_state
 from biarena.synth.schema import table_order
 from tests.cli_in_process import cli
@@ -152,3 +153,72 @@ def test_ray_missing_is_one_line_and_leaves_nothing(monkeypatch: pytest.MonkeyPa
     with pytest.raises(UsageError, match=r"--engine ray needs Ray: pip install 'biarena\[ray\]'"):
         generate(vertical_spec(VERTICAL), out, scale=0.01, partitions=2, workers=2, engine="ray")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_workers_from_the_fork_server_write_the_same_bytes(
+    outputs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another thread runs here, so the workers may not be forked from this process: they come from the fork server.
+    started = []
+    start = partitions._LocalEngine._start
+    monkeypatch.setattr(
+        partitions._LocalEngine, "_start", lambda self, context: started.append(context) or start(self, context)
+    )
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        out = tmp_path / "w3"
+        generate(vertical_spec(VERTICAL), out, scale=SCALE, seed=SEED, chunk=CHUNK, partitions=PARTS, workers=3)
+    finally:
+        stop.set()
+        other.join()
+    assert started == [None]  # the fork server's context, made in the starting thread
+    assert digests(out) == digests(outputs["w1"])
+
+
+def _square_unless_three(value: int) -> int:
+    if value == 3:
+        raise ValueError("three")
+    return value * value
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_the_local_engine_returns_results_in_call_order_and_raises_what_a_call_raised(workers: int) -> None:
+    engine = partitions._LocalEngine(workers)
+    try:
+        calls = [(v,) for v in (5, 1, 4, 2, 6, 7, 8)]
+        sizes = [v for (v,) in calls]
+        assert engine.map(_square_unless_three, calls, sizes) == [v * v for (v,) in calls]
+        ahead = engine.submit(_square_unless_three, [(9,), (10,)])  # queued ahead, taken when a worker is free
+        assert engine.map(_square_unless_three, [(2,)]) == [4]
+        assert engine.results(ahead) == [81, 100]
+        with pytest.raises(ValueError, match="three"):
+            engine.map(_square_unless_three, [(1,), (3,), (2,)], [1, 3, 2])
+    finally:
+        engine.close()
+
+
+def test_a_large_faker_pool_is_drawn_in_blocks_whose_first_is_the_one_seed_pool() -> None:
+    spec = vertical_spec("food_delivery")
+    name = "customer_address"  # street addresses: a pool of FAKER_POOL * 4 values above FAKER_POOL rows
+    index = table_order(spec).index(name)
+    rows = kernel.FAKER_POOL * 3
+    blocks = kernel.pool_blocks(spec, name, index, rows, SEED)
+    assert [b.size for b in blocks] == [kernel.FAKER_BLOCK] * 4
+    assert len({b.seed for b in blocks}) == 4 and {b.key for b in blocks} == {"street"}
+    # the first block is the first values of one Faker seeded as the whole pool once was
+    first_seed = int(np.random.default_rng([SEED, index]).integers(0, 2**31))
+    assert blocks[0].seed == first_seed
+    fake = kernel._faker_of(spec.locale)
+    fake.seed_instance(first_seed)
+    once = [fake.street_address() for _ in range(kernel.FAKER_BLOCK)]
+    assert kernel.faker_block(blocks[0]).tolist() == once
+    # drawn in any order, the blocks make the pools the table draws from
+    values = {i: kernel.faker_block(b) for i, b in reversed(list(enumerate(blocks)))}
+    pools = kernel.assemble_pools(blocks, [values[i] for i in range(len(blocks))])
+    state = table_state(spec, index, name, 1.0, SEED, {}, Calendar.of(spec))
+    state.n = rows
+    assert pools.keys() == state.faker_pools().keys()
+    assert all(np.array_equal(pools[k], v) for k, v in state.faker_pools().items())
+    assert len(pools["street"]) == kernel.FAKER_POOL * 4

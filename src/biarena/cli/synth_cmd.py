@@ -107,7 +107,9 @@ def make(
         help="Write Parquet as N day-range parts per table (DIR/TABLE/part-NNNN.parquet, read with a glob), drawn "
         "in parallel; read in order they hold the rows of the single-file output.",
     ),
-    workers: int = typer.Option(None, "--workers", help="Processes (or Ray tasks) drawing parts; default: the cores."),
+    workers: int = typer.Option(
+        None, "--workers", help="Processes drawing parts (this one and W-1 more), or Ray tasks; default: the cores."
+    ),
     engine: str = typer.Option("local", "--engine", help="local (a process pool) or ray (needs biarena[ray])."),
     address: str = typer.Option(None, "--address", help="Ray cluster for --engine ray (default: start one)."),
 ) -> None:

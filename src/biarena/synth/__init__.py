@@ -4,7 +4,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from biarena.benchmarks.verticals import canonical_vertical
 from biarena.registry import Registry
 from biarena.synth.generator import generate, stored_spec
 from biarena.synth.spec import Spec, load_spec
@@ -48,6 +47,9 @@ def vertical_names() -> list[str]:
 def vertical_spec(name: str) -> Spec:
     """The spec of a vertical, by its name or an alias (`app-store`, CORGI's `freelancing-marketplace`)."""
     if name not in VERTICALS.builtin_names():
+        # imported here: the benchmarks package is more than the simulator's own processes need
+        from biarena.benchmarks.verticals import canonical_vertical
+
         name = canonical_vertical(name) or name
     found = VERTICALS[name]
     return found if isinstance(found, Spec) else load_spec(Path(found))

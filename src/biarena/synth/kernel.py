@@ -29,6 +29,9 @@ chunks before any chunk is drawn, so that any chunk can be drawn on its own, in 
 FAKER_POOL = 2_000
 """Faker columns longer than this draw from pools (Faker is slow): person names combine a pool of first names with
 a pool of last names (millions of combinations); other providers sample a pool of `FAKER_POOL * 4` values."""
+FAKER_BLOCK = FAKER_POOL
+"""Values Faker draws from one seed: a larger pool is drawn in blocks, each from a seed of its own (the first block's
+is the pool's), so that processes can draw the blocks of one pool at once."""
 
 
 def _coerce(value: Any, kind: str) -> Any:
@@ -137,19 +140,8 @@ class TableState:
 
     def faker_pools(self) -> dict[str, np.ndarray]:
         """The values the table's Faker columns draw from (the same for a seed and table in any process)."""
-        rng = np.random.default_rng([self.seed, self.index])
-        pools = {}
-        for name, column in self.spec.tables[self.name].columns.items():
-            if column.kind != "faker":
-                continue
-            if self.n <= FAKER_POOL:
-                pools[name] = _faker(column.provider or "name", self.n, rng, self.spec.locale)
-            elif (column.provider or "name") == "name":
-                pools[name] = _faker("first_name", FAKER_POOL, rng, self.spec.locale)
-                pools[f"{name}\0last"] = _faker("last_name", FAKER_POOL, rng, self.spec.locale)
-            else:
-                pools[name] = _faker(column.provider or "name", FAKER_POOL * 4, rng, self.spec.locale)
-        return pools
+        blocks = pool_blocks(self.spec, self.name, self.index, self.n, self.seed)
+        return assemble_pools(blocks, [faker_block(block) for block in blocks])
 
     @property
     def stamp(self) -> str | None:
@@ -235,14 +227,58 @@ def _faker_of(locale: str) -> Any:
         raise FormatError(f"unknown Faker locale '{locale}'") from None
 
 
-def _faker(provider_name: str, n: int, rng: np.random.Generator, locale: str = "en_US") -> np.ndarray:
-    fake = _faker_of(locale)
-    fake.seed_instance(int(rng.integers(0, 2**31)))
+@dataclass(frozen=True)
+class PoolBlock:
+    """Values of one Faker pool drawn from one seed: `size` values of `provider` in `locale`."""
+
+    key: str
+    """The pool: a column's name, or the column's name and `\\0last` for its last names."""
+    provider: str
+    size: int
+    seed: int
+    locale: str
+
+
+def pool_blocks(spec: Spec, name: str, index: int, n: int, seed: int) -> list[PoolBlock]:
+    """The blocks of a table's Faker pools (`index` in `table_order`, `n` rows), in pool order: each pool takes its
+    seed from the table's stream in column order, and its blocks past the first a seed derived from the pool's."""
+    rng = np.random.default_rng([seed, index])
+    blocks = []
+    for column_name, column in spec.tables[name].columns.items():
+        if column.kind != "faker":
+            continue
+        provider = column.provider or "name"
+        if n <= FAKER_POOL:
+            pools = [(column_name, provider, n)]
+        elif provider == "name":
+            pools = [(column_name, "first_name", FAKER_POOL), (f"{column_name}\0last", "last_name", FAKER_POOL)]
+        else:
+            pools = [(column_name, provider, FAKER_POOL * 4)]
+        for key, drawn, size in pools:
+            first = int(rng.integers(0, 2**31))
+            for number, start in enumerate(range(0, size, FAKER_BLOCK)):
+                block_seed = first if number == 0 else int(np.random.default_rng([first, number]).integers(0, 2**31))
+                blocks.append(PoolBlock(key, drawn, min(FAKER_BLOCK, size - start), block_seed, spec.locale))
+    return blocks
+
+
+def faker_block(block: PoolBlock) -> np.ndarray:
+    """The values of one pool block."""
+    fake = _faker_of(block.locale)
+    fake.seed_instance(block.seed)
     try:
-        provider = getattr(fake, provider_name)
+        provider = getattr(fake, block.provider)
     except AttributeError:
-        raise FormatError(f"unknown Faker provider '{provider_name}'") from None
-    return np.array([str(provider()) for _ in range(n)], dtype=object)
+        raise FormatError(f"unknown Faker provider '{block.provider}'") from None
+    return np.array([str(provider()) for _ in range(block.size)], dtype=object)
+
+
+def assemble_pools(blocks: list[PoolBlock], values: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """The pools of a table from its blocks' values (in the order of `blocks`)."""
+    parts: dict[str, list[np.ndarray]] = {}
+    for block, drawn in zip(blocks, values, strict=True):
+        parts.setdefault(block.key, []).append(drawn)
+    return {key: drawn[0] if len(drawn) == 1 else np.concatenate(drawn) for key, drawn in parts.items()}
 
 
 def _numeric(column: Column, n: int, rng: np.random.Generator, data: Columns) -> np.ndarray:
@@ -470,9 +506,13 @@ def table_state(
     spec: Spec, index: int, name: str, scale: float, seed: int, kept: dict[str, Columns], calendar: Calendar
 ) -> TableState:
     """The generation state of the `index`-th table in `table_order` (its parents' kept columns in `kept`)."""
+    return TableState(spec, name, index, table_rows(spec, name, scale), seed, kept, calendar)
+
+
+def table_rows(spec: Spec, name: str, scale: float) -> int:
+    """The rows a table has at `scale`."""
     table = spec.tables[name]
-    n = max(1, round(table.rows * (scale if table.scaled else 1.0)))
-    return TableState(spec, name, index, n, seed, kept, calendar)
+    return max(1, round(table.rows * (scale if table.scaled else 1.0)))
 
 
 def table_def(state: TableState) -> TableDef:

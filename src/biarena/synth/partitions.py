@@ -9,15 +9,22 @@ a timestamp (a dimension) is written once, split only by chunks (`min(N, chunks)
 
 Every chunk is drawn from its own random stream (seed, table, chunk), so a partition's bytes do not depend on the
 workers or the engine, and the partitions read in order hold the serial output's rows. Tables are drawn level by
-level (a table's parents on earlier levels), the tables of a level at once, in three passes: build each table's
-Faker pools (once for all its parts), draw the parts' random columns (row counts become known), then number the
-keys from the rows before, apply the rules and write the files. Each pass holds one chunk at a time per worker; the
-columns children read (keys, weights, times) are kept for whole tables, as the serial generator does.
+level (a table's parents on earlier levels), the tables of a level at once, in two passes: draw the parts' random
+columns (row counts become known), then number the keys from the rows before, apply the rules and write the files.
+The Faker pools every table draws from (once for all its parts) depend on no other table: their blocks are all
+handed to the workers first, and a level waits only for its own tables' pools. Each pass holds one chunk at a time
+per worker; the columns children read (keys, weights, times) are kept for whole tables, as the serial generator does.
 """
 
+import contextlib
+import importlib
+import multiprocessing
 import os
 import pickle
 import shutil
+import sys
+import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -28,7 +35,19 @@ from typing import Any
 import numpy as np
 
 from biarena.errors import UsageError, did_you_mean
-from biarena.synth.kernel import Calendar, TableState, cause_rows, draw_chunk, finish_chunk, table_def, table_state
+from biarena.synth.kernel import (
+    Calendar,
+    TableState,
+    assemble_pools,
+    cause_rows,
+    draw_chunk,
+    faker_block,
+    finish_chunk,
+    pool_blocks,
+    table_def,
+    table_rows,
+    table_state,
+)
 from biarena.synth.schema import Columns, retained_columns, table_order
 from biarena.synth.spec import Spec
 from biarena.synth.writers import ParquetPart
@@ -88,15 +107,6 @@ def _state(job: _Job) -> tuple[TableState, list]:
 
 def _pools(job: _Job) -> Path:
     return Path(job.out) / ".work" / f"pools-{job.part.index}.pickle"
-
-
-def pool_table(job: _Job) -> None:
-    """Pass 0: build the table's Faker pools once (Faker is slow), for every worker drawing its parts to read."""
-    state, _ = _state(job)
-    if not state.pools:
-        state.pools = state.faker_pools()
-    with _pools(job).open("wb") as handle:
-        pickle.dump(state.pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _drawn(job: _Job) -> Path:
@@ -200,10 +210,6 @@ def _ancestors(spec: Spec, name: str) -> set[str]:
     return out
 
 
-def _has_faker(spec: Spec, name: str) -> bool:
-    return any(c.kind == "faker" for c in spec.tables[name].columns.values())
-
-
 def levels(spec: Spec) -> list[list[tuple[int, str]]]:
     """The tables (index in `table_order`, name) by generation level: a table's parents are all on earlier levels,
     so the tables of a level can be drawn at once."""
@@ -218,28 +224,134 @@ def levels(spec: Spec) -> list[list[tuple[int, str]]]:
     return out
 
 
+class _Call:
+    """One call handed to `_LocalEngine`: run here or by a worker process (`future`), its result once done."""
+
+    __slots__ = ("call", "done", "function", "future", "rank", "result")
+
+    def __init__(self, function: Callable, call: tuple, rank: int) -> None:
+        self.function, self.call, self.rank = function, call, rank
+        self.future: Any = None
+        self.done, self.result = False, None
+
+
+_WORKER_MODULES = ("faker", "pyarrow.parquet", "pandas")
+"""What the workers import beside the generator (pyarrow imports pandas, when it is installed, on its first array)."""
+
+
 class _LocalEngine:
-    """Parts run in this process (one worker) or in a pool of worker processes."""
+    """Calls run in this process and, with more than one worker, in `workers - 1` worker processes beside it.
+
+    Calls wait in one queue in the order given. The workers take calls from its front, one as soon as one is done;
+    this process, while it waits for the results it needs, runs the last of those no worker has taken, or when
+    workers have them all, the queue's last call. So it draws too rather than wait, and calls queued ahead (the
+    Faker pools of later levels) keep the workers busy while this process finishes a level.
+
+    On Linux, when no other thread runs in this process, the workers are forked from it once it has imported what
+    they need (a fork copies nothing until written, and leaves no lock held by another thread); otherwise they
+    fork from a fork server, started in a thread of its own while this process draws (importing the generator,
+    Faker, pyarrow and pandas there costs each worker about a second of CPU before its first call)."""
 
     def __init__(self, workers: int) -> None:
-        self.pool = None
-        if workers > 1:
-            from concurrent.futures import ProcessPoolExecutor
+        self.pool: Any = None
+        self.workers = workers - 1
+        self.queue: deque[_Call] = deque()
+        self.running = 0
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        """Notified when a worker's call is done, or the workers are up (or failed to start)."""
+        self.ready = False
+        self.failed: BaseException | None = None
+        if not self.workers:
+            return
+        if sys.platform.startswith("linux") and threading.active_count() == 1:
+            for name in _WORKER_MODULES:
+                with contextlib.suppress(ImportError):
+                    importlib.import_module(name)
+            self._start(multiprocessing.get_context("fork"))
+        else:
+            threading.Thread(target=self._start, args=(None,), name="partition-workers", daemon=True).start()
 
-            from biarena.synth.writer_process import worker_context
+    def _start(self, context: Any) -> None:
+        from concurrent.futures import ProcessPoolExecutor
 
-            # workers fork from one server that imported the generator once, not a fresh interpreter each
-            self.pool = ProcessPoolExecutor(workers, mp_context=worker_context(__name__))
+        from biarena.synth.writer_process import worker_context
 
-    def map(self, function: Callable, calls: Sequence[tuple]) -> list:
-        """`function(*call)` for every call, results in call order."""
-        if self.pool is None:
-            return [function(*call) for call in calls]
-        futures = [self.pool.submit(function, *call) for call in calls]
-        return [future.result() for future in futures]
+        try:
+            if context is None:
+                context = worker_context(__name__, also=_WORKER_MODULES)
+            # with `fork`, the pool forks every worker here, before it starts threads of its own
+            pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            pool.submit(int).result()  # the workers are up
+            self.pool = pool
+        except BaseException as error:  # raised where the results are waited for
+            self.failed = error
+        with self.changed:
+            self.ready = True
+            self._feed()
+            self.changed.notify_all()
+
+    def submit(self, function: Callable, calls: Sequence[tuple], sizes: Sequence[int] | None = None) -> list[_Call]:
+        """Queue `function(*call)` for every call; what `results` takes. With the calls' `sizes`, the largest are
+        queued at both ends, so the workers (from the front) and this process (from the back) each start with large
+        calls and meet on small ones: neither waits long for the other at the end."""
+        order = list(range(len(calls)))
+        if sizes is not None:
+            largest = sorted(order, key=lambda i: -sizes[i])
+            order = largest[0::2] + largest[1::2][::-1]
+        rank = {i: r for r, i in enumerate(order)}
+        started = [_Call(function, call, rank[i]) for i, call in enumerate(calls)]
+        with self.lock:
+            self.queue.extend(started[i] for i in order)
+            self._feed()
+        return started
+
+    def _feed(self) -> None:
+        """Hand the workers calls from the queue's front, one more than they run at once, so that none waits for
+        this process to hand it the next (the lock held)."""
+        while self.pool is not None and self.queue and self.running < self.workers + 1:
+            item = self.queue.popleft()
+            self.running += 1
+            item.future = self.pool.submit(item.function, *item.call)
+            item.future.add_done_callback(lambda _, item=item: self._finished(item))
+
+    def _finished(self, item: _Call) -> None:
+        with self.changed:
+            self.running -= 1
+            item.done = True
+            self._feed()
+            self.changed.notify_all()
+
+    def results(self, started: Sequence[_Call]) -> list:
+        """The results of calls `submit` queued, in their order."""
+        while True:
+            with self.changed:
+                if self.failed is not None:
+                    raise self.failed
+                if all(item.done for item in started):
+                    break
+                waiting = [item for item in started if item.future is None and not item.done]
+                local = max(waiting, key=lambda item: item.rank, default=None)
+                if local is not None:
+                    self.queue.remove(local)
+                elif self.queue:
+                    local = self.queue.pop()
+                else:
+                    self.changed.wait()
+                    continue
+            local.result, local.done = local.function(*local.call), True
+        return [item.future.result() if item.future is not None else item.result for item in started]
+
+    def map(self, function: Callable, calls: Sequence[tuple], sizes: Sequence[int] | None = None) -> list:
+        """`function(*call)` for every call, results in call order (see `submit` for `sizes`)."""
+        return self.results(self.submit(function, calls, sizes))
 
     def close(self) -> None:
         """Stop the workers."""
+        with self.changed:
+            self.queue.clear()
+            while self.workers and not self.ready:
+                self.changed.wait()
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
@@ -256,10 +368,18 @@ class _RayEngine:
         self.session.enter_context(ray_session(workers, address, object_store=None))
         self.remote: dict[Callable, Any] = {}
 
-    def map(self, function: Callable, calls: Sequence[tuple]) -> list:
-        """`function(*call)` as Ray tasks, results in call order."""
+    def submit(self, function: Callable, calls: Sequence[tuple], sizes: Sequence[int] | None = None) -> list:
+        """Start `function(*call)` as a Ray task for every call (Ray schedules them; `sizes` is not needed)."""
         remote = self.remote.setdefault(function, self.ray.remote(function))
-        return self.ray.get([remote.remote(*call) for call in calls])
+        return [remote.remote(*call) for call in calls]
+
+    def results(self, started: Sequence) -> list:
+        """The results of tasks `submit` started, in their order."""
+        return self.ray.get(list(started))
+
+    def map(self, function: Callable, calls: Sequence[tuple], sizes: Sequence[int] | None = None) -> list:
+        """`function(*call)` as Ray tasks, results in call order."""
+        return self.results(self.submit(function, calls, sizes))
 
     def close(self) -> None:
         """Leave Ray as it was found."""
@@ -301,6 +421,15 @@ def write_partitions(
     counts: dict[str, int] = {}
     calendar = Calendar.of(spec)
     try:
+        # every table's Faker pool blocks, in level order, before any part: they depend on no other table
+        blocks: dict[int, list] = {}
+        for level in levels(spec):
+            for index, name in level:
+                blocks[index] = pool_blocks(spec, name, index, table_rows(spec, name, scale), seed)
+        pending = {
+            index: runner.submit(faker_block, [(block,) for block in table], [block.size for block in table])
+            for index, table in blocks.items()
+        }
         for number, level in enumerate(levels(spec)):
             needed = sorted(set().union(*(_ancestors(spec, name) for _, name in level)))
             parents = {t: kept[t] for t in needed}
@@ -320,16 +449,23 @@ def write_partitions(
                     _Job(spec, scale, seed, chunk, str(out), str(kept_file), tuple(sorted(retained[name])), part)
                     for part in parts_of(state, plan, partitions)
                 ]
-            faker = [table[0] for table in jobs.values() if _has_faker(spec, table[0].part.table)]
-            runner.map(pool_table, [(job,) for job in faker])
-            rows = iter(runner.map(draw_part, [(job,) for table in jobs.values() for job in table]))
+            for index, _ in level:
+                if blocks[index]:
+                    pools = assemble_pools(blocks[index], runner.results(pending.pop(index)))
+                    _STATE[str(kept_file), index][0].pools = pools
+                    with (work / f"pools-{index}.pickle").open("wb") as handle:
+                        pickle.dump(pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            parts = [job for table in jobs.values() for job in table]
+            plans = {index: _STATE[str(kept_file), index][1] for index, _ in level}
+            sizes = [sum(plans[job.part.index][c][1] for c in job.part.chunks) for job in parts]
+            rows = iter(runner.map(draw_part, [(job,) for job in parts], sizes))
             calls = []
             for table in jobs.values():
                 first = 1
                 for i, job in enumerate(table):
                     calls.append((job, first, i == len(table) - 1))
                     first += next(rows)
-            written = iter(runner.map(write_part, calls))
+            written = iter(runner.map(write_part, calls, sizes))
             for name, table in jobs.items():
                 done = [next(written) for _ in table]
                 kept[name] = {c: np.concatenate([w[0][c] for w in done]) for c in retained[name]}

@@ -25,7 +25,8 @@ class SynthSettings(Settings):
     partitions: int | None = None
     """Write Parquet as this many day-range parts per table, drawn in parallel."""
     workers: int | None = None
-    """Processes (or Ray tasks) drawing parts (with `partitions`); default: the cores."""
+    """Processes drawing parts (this one and `workers - 1` more), or Ray tasks (with `partitions`); default: the
+    cores."""
     engine: str = "local"
     """local (a process pool) or ray (needs biarena[ray]), with `partitions`."""
     address: str | None = None

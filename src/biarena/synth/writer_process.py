@@ -42,12 +42,13 @@ _TEXT = {"timestamp": timestamp_strings, "date": date_strings}
 """The column kinds made text before they cross the pipe, and how."""
 
 
-def worker_context(preload: str) -> Any:
+def worker_context(preload: str, also: tuple[str, ...] = ()) -> Any:
     """How the simulator starts its processes: from a fork server where the platform has one (it imports the module
-    `preload` once, and each process forks from it rather than from a process that may run threads), else spawned."""
+    `preload`, and the modules `also` that are installed, once, and each process forks from it rather than from a
+    process that may run threads), else spawned."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([preload])
+        context.set_forkserver_preload([preload, *also])
         return context
     return multiprocessing.get_context("spawn")
 

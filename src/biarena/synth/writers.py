@@ -130,22 +130,13 @@ class SqliteWriter:
         self.conn.close()
 
 
-def _numeric(values: np.ndarray, dtype: type, arrow_type):
-    """A numeric array as Arrow's, over the same memory (`pa.array` on a numpy array first imports pandas, when it is
-    installed: half a second in each process that writes)."""
-    import pyarrow as pa
-
-    flat = np.ascontiguousarray(values, dtype=dtype)
-    return pa.Array.from_buffers(arrow_type, len(flat), [None, pa.py_buffer(flat)])
-
-
 def _arrow(values: np.ndarray, kind: str):
     import pyarrow as pa
 
     if kind == "timestamp":
         if values.dtype == object:
             return pa.array([None if v is None else int(v) * 1_000_000 for v in values.tolist()], pa.timestamp("us"))
-        return _numeric(values.astype(np.int64) * 1_000_000, np.int64, pa.timestamp("us"))
+        return pa.array(values.astype(np.int64) * 1_000_000, pa.timestamp("us"))
     if kind == "date":
         return pa.array([None if v is None else int(v) for v in values.tolist()], pa.int32()).cast(pa.date32())
     arrow_type = {"int": pa.int64(), "float": pa.float64(), "text": pa.string()}[kind]
@@ -154,10 +145,6 @@ def _arrow(values: np.ndarray, kind: str):
         if kind == "text":
             items = [None if v is None else str(v) for v in items]
         return pa.array(items, arrow_type)
-    if kind == "int" and values.dtype.kind in "iub":
-        return _numeric(values, np.int64, arrow_type)
-    if kind == "float" and values.dtype.kind in "iubf":
-        return _numeric(values, np.float64, arrow_type)
     return pa.array(values, arrow_type)
 
 

@@ -120,3 +120,19 @@ def test_an_engine_process_killed_between_statements_is_replaced(duck_path: Path
     assert db.execute("SELECT count(*) FROM t").rows == [(3000,)]
     assert worker.pid != first
     db.close()
+
+
+def test_statements_share_one_connection_and_a_cut_result_leaves_nothing_behind(duck_path: Path) -> None:
+    # Statements run on the engine process's one connection (no connection of their own): a result cut by the row
+    # cap is dropped before the next statement, which sees only its own rows; a failed statement leaves no state.
+    db = open_database(duck_path, max_rows=10)
+    worker = db._worker  # type: ignore[attr-defined]
+    cut = db.execute("SELECT n FROM t ORDER BY n")
+    assert cut.rows == [(n,) for n in range(10)] and cut.truncated
+    pid = worker.pid
+    with pytest.raises(Exception, match="(?i)binder|not found|does not exist"):
+        db.execute("SELECT missing FROM t")
+    assert db.execute("SELECT count(*), max(s) FROM t WHERE n < 5").rows == [(5, "x4")]
+    assert db.execute("SELECT n FROM t WHERE n >= 2995 ORDER BY n").rows == [(n,) for n in range(2995, 3000)]
+    assert worker.pid == pid  # the same engine process throughout
+    db.close()

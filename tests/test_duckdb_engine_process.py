@@ -130,7 +130,7 @@ def test_statements_share_one_connection_and_a_cut_result_leaves_nothing_behind(
     cut = db.execute("SELECT n FROM t ORDER BY n")
     assert cut.rows == [(n,) for n in range(10)] and cut.truncated
     pid = worker.pid
-    with pytest.raises(Exception, match="(?i)binder|not found|does not exist"):
+    with pytest.raises(Exception, match=r"(?i)binder|not found|does not exist"):
         db.execute("SELECT missing FROM t")
     assert db.execute("SELECT count(*), max(s) FROM t WHERE n < 5").rows == [(5, "x4")]
     assert db.execute("SELECT n FROM t WHERE n >= 2995 ORDER BY n").rows == [(n,) for n in range(2995, 3000)]

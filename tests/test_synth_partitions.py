@@ -3,9 +3,13 @@ the same rows as the serial output."""
 
 import hashlib
 import itertools
+import os
+import signal
 import sqlite3
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -222,3 +226,48 @@ def test_a_large_faker_pool_is_drawn_in_blocks_whose_first_is_the_one_seed_pool(
     assert pools.keys() == state.faker_pools().keys()
     assert all(np.array_equal(pools[k], v) for k, v in state.faker_pools().items())
     assert len(pools["street"]) == kernel.FAKER_POOL * 4
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found |= {int(p) for p in listing.read_text().split()}
+        except OSError:
+            continue
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from Linux's /proc")
+def test_workers_end_with_a_synth_killed_alone(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "biarena", "synth", "food_delivery", "--scale", "3", "--partitions", "8"]
+    driver = subprocess.Popen(
+        [*command, "--workers", "3", "-o", str(tmp_path / "out")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while driver.poll() is None and time.monotonic() < deadline and len(workers) < 2:
+            workers = {pid for pid in _children(driver.pid) if _running(pid)}
+            time.sleep(0.02)
+        assert driver.poll() is None and len(workers) >= 2, "the workers were not seen while synth ran"
+        driver.kill()  # synth alone, as `kill -9 PID` does: not its process group
+        driver.wait(30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait(30)
+    deadline = time.monotonic() + 20
+    while (left := {pid for pid in workers if _running(pid)}) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in left:  # no stray process outlives a failing test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers still running after synth's SIGKILL: {sorted(left)}"

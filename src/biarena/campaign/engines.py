@@ -3,7 +3,6 @@ or the tasks of a Ray cluster."""
 
 import multiprocessing
 import os
-import threading
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -12,6 +11,7 @@ from pathlib import Path
 from biarena.campaign.execute import CellResult, CellTask, execute_cell
 from biarena.campaign.limits import FileSlots, RaySlots, ray_limits_actor
 from biarena.errors import BiarenaError
+from biarena.leave_with_parent import leave_with_parent
 from biarena.ray_session import require_ray
 
 ATTEMPTS = 3
@@ -31,7 +31,7 @@ def run_local(tasks: list[CellTask], workers: int, limits: Path) -> Iterator[Cel
     context = _worker_context()
     while queue:
         broken = False
-        pool = ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context, initializer=_leave_with_driver)
+        pool = ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context, initializer=leave_with_parent)
         try:
             running: dict[Future, CellTask] = {}
             for task in queue:
@@ -79,27 +79,6 @@ def _worker_context() -> multiprocessing.context.BaseContext:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
     return context
-
-
-def _leave_with_driver() -> None:
-    """Pool worker initializer: the worker exits as soon as the driver that started it is gone, even killed with
-    SIGKILL.
-
-    Without it a killed driver leaves its workers waiting forever on queues whose other ends they hold themselves,
-    and with them the forkserver (each worker holds its "alive" pipe open) and the resource tracker (which waits for
-    all of them). The watch is the pipe multiprocessing gives every child for this: the driver holds its write end,
-    so it reads as closed the moment the driver dies, however it dies. A worker forked by the forkserver is no child
-    of the driver, so the kernel's parent-death signal would tie it to the forkserver, not to the driver.
-    """
-    driver = multiprocessing.parent_process()
-    if driver is not None:
-        threading.Thread(target=_exit_after, args=(driver,), name="leave-with-driver", daemon=True).start()
-
-
-def _exit_after(driver: multiprocessing.process.BaseProcess) -> None:
-    driver.join()
-    # at once, mid-task: the driver that would take the result is gone, and a run file resumes where it stopped
-    os._exit(1)
 
 
 def _execute_here(environ: dict[str, str], task: CellTask, gate: FileSlots) -> CellResult:

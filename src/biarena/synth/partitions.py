@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from biarena.errors import UsageError, did_you_mean
+from biarena.leave_with_parent import leave_with_parent
 from biarena.synth.kernel import (
     Calendar,
     TableState,
@@ -281,7 +282,7 @@ class _LocalEngine:
             if context is None:
                 context = worker_context(__name__, also=_WORKER_MODULES)
             # with `fork`, the pool forks every worker here, before it starts threads of its own
-            pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=leave_with_parent)
             pool.submit(int).result()  # the workers are up
             self.pool = pool
         except BaseException as error:  # raised where the results are waited for

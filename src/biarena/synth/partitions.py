@@ -228,12 +228,13 @@ def levels(spec: Spec) -> list[list[tuple[int, str]]]:
 class _Call:
     """One call handed to `_LocalEngine`: run here or by a worker process (`future`), its result once done."""
 
-    __slots__ = ("call", "done", "function", "future", "rank", "result")
+    __slots__ = ("call", "done", "function", "future", "rank", "result", "taken")
 
     def __init__(self, function: Callable, call: tuple, rank: int) -> None:
         self.function, self.call, self.rank = function, call, rank
         self.future: Any = None
-        self.done, self.result = False, None
+        self.taken = self.done = False
+        self.result: Any = None
 
 
 _WORKER_MODULES = ("faker", "pyarrow.parquet", "pandas")
@@ -243,10 +244,11 @@ _WORKER_MODULES = ("faker", "pyarrow.parquet", "pandas")
 class _LocalEngine:
     """Calls run in this process and, with more than one worker, in `workers - 1` worker processes beside it.
 
-    Calls wait in one queue in the order given. The workers take calls from its front, one as soon as one is done;
-    this process, while it waits for the results it needs, runs the last of those no worker has taken, or when
-    workers have them all, the queue's last call. So it draws too rather than wait, and calls queued ahead (the
-    Faker pools of later levels) keep the workers busy while this process finishes a level.
+    Calls wait in one queue in the order given. A thread of this process hands the workers calls from its front, one
+    more than they run at once, as they finish them; this process, while it waits for the results it needs, runs the
+    last of those no worker has taken, or when workers have them all, the queue's last call. So it draws too rather
+    than wait, and calls queued ahead (the Faker pools of later levels) keep the workers busy while this process
+    finishes a level. Nothing is handed to the pool from its own callbacks (they run in the pool's thread).
 
     On Linux, when no other thread runs in this process, the workers are forked from it once it has imported what
     they need (a fork copies nothing until written, and leaves no lock held by another thread); otherwise they
@@ -258,10 +260,9 @@ class _LocalEngine:
         self.workers = workers - 1
         self.queue: deque[_Call] = deque()
         self.running = 0
-        self.lock = threading.Lock()
-        self.changed = threading.Condition(self.lock)
-        """Notified when a worker's call is done, or the workers are up (or failed to start)."""
-        self.ready = False
+        self.changed = threading.Condition()
+        """Notified when calls are queued or done, the workers are up (or failed to start), or the engine closes."""
+        self.ready = self.closed = False
         self.failed: BaseException | None = None
         if not self.workers:
             return
@@ -289,7 +290,35 @@ class _LocalEngine:
             self.failed = error
         with self.changed:
             self.ready = True
-            self._feed()
+            self.changed.notify_all()
+        if self.pool is not None:
+            threading.Thread(target=self._hand_out, name="partition-feeder", daemon=True).start()
+
+    def _hand_out(self) -> None:
+        """Hand the workers calls from the queue's front, one more than they run at once (a thread of its own)."""
+        while True:
+            with self.changed:
+                while not self.closed and not (self.queue and self.running < self.workers + 1):
+                    self.changed.wait()
+                if self.closed:
+                    return
+                item = self.queue.popleft()
+                item.taken = True
+                self.running += 1
+            try:
+                future = self.pool.submit(item.function, *item.call)
+            except BaseException as error:  # the pool broke or closed: raised where the results are waited for
+                with self.changed:
+                    self.failed = self.failed or error
+                    self.changed.notify_all()
+                return
+            item.future = future
+            future.add_done_callback(lambda _, item=item: self._finished(item))
+
+    def _finished(self, item: _Call) -> None:
+        with self.changed:
+            self.running -= 1
+            item.done = True
             self.changed.notify_all()
 
     def submit(self, function: Callable, calls: Sequence[tuple], sizes: Sequence[int] | None = None) -> list[_Call]:
@@ -302,26 +331,10 @@ class _LocalEngine:
             order = largest[0::2] + largest[1::2][::-1]
         rank = {i: r for r, i in enumerate(order)}
         started = [_Call(function, call, rank[i]) for i, call in enumerate(calls)]
-        with self.lock:
-            self.queue.extend(started[i] for i in order)
-            self._feed()
-        return started
-
-    def _feed(self) -> None:
-        """Hand the workers calls from the queue's front, one more than they run at once, so that none waits for
-        this process to hand it the next (the lock held)."""
-        while self.pool is not None and self.queue and self.running < self.workers + 1:
-            item = self.queue.popleft()
-            self.running += 1
-            item.future = self.pool.submit(item.function, *item.call)
-            item.future.add_done_callback(lambda _, item=item: self._finished(item))
-
-    def _finished(self, item: _Call) -> None:
         with self.changed:
-            self.running -= 1
-            item.done = True
-            self._feed()
+            self.queue.extend(started[i] for i in order)
             self.changed.notify_all()
+        return started
 
     def results(self, started: Sequence[_Call]) -> list:
         """The results of calls `submit` queued, in their order."""
@@ -331,8 +344,7 @@ class _LocalEngine:
                     raise self.failed
                 if all(item.done for item in started):
                     break
-                waiting = [item for item in started if item.future is None and not item.done]
-                local = max(waiting, key=lambda item: item.rank, default=None)
+                local = max((item for item in started if not item.taken), key=lambda item: item.rank, default=None)
                 if local is not None:
                     self.queue.remove(local)
                 elif self.queue:
@@ -340,6 +352,7 @@ class _LocalEngine:
                 else:
                     self.changed.wait()
                     continue
+                local.taken = True
             local.result, local.done = local.function(*local.call), True
         return [item.future.result() if item.future is not None else item.result for item in started]
 
@@ -351,6 +364,8 @@ class _LocalEngine:
         """Stop the workers."""
         with self.changed:
             self.queue.clear()
+            self.closed = True
+            self.changed.notify_all()
             while self.workers and not self.ready:
                 self.changed.wait()
         if self.pool is not None:

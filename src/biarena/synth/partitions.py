@@ -99,15 +99,17 @@ def _state(job: _Job) -> tuple[TableState, list]:
                 _KEPT[job.kept] = pickle.load(handle)
         kept = _KEPT[job.kept]
         state = table_state(job.spec, job.part.index, job.part.table, job.scale, job.seed, kept, Calendar.of(job.spec))
-        if _pools(job).exists():
-            with _pools(job).open("rb") as handle:
+        pools = _pools_file(job.out, job.part.index)
+        if pools.exists():
+            with pools.open("rb") as handle:
                 state.pools = pickle.load(handle)
         _STATE[key] = (state, state.plan(job.chunk))
     return _STATE[key]
 
 
-def _pools(job: _Job) -> Path:
-    return Path(job.out) / ".work" / f"pools-{job.part.index}.pickle"
+def _pools_file(out: str | Path, index: int) -> Path:
+    """Where the Faker pools of the `index`-th table wait for the processes that draw its parts."""
+    return Path(out) / ".work" / f"pools-{index}.pickle"
 
 
 def _drawn(job: _Job) -> Path:
@@ -469,8 +471,9 @@ def write_partitions(
                 if blocks[index]:
                     pools = assemble_pools(blocks[index], runner.results(pending.pop(index)))
                     _STATE[str(kept_file), index][0].pools = pools
-                    with (work / f"pools-{index}.pickle").open("wb") as handle:
-                        pickle.dump(pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                    if not isinstance(runner, _LocalEngine) or runner.workers:  # other processes read them
+                        with _pools_file(out, index).open("wb") as handle:
+                            pickle.dump(pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
             parts = [job for table in jobs.values() for job in table]
             plans = {index: _STATE[str(kept_file), index][1] for index, _ in level}
             sizes = [sum(plans[job.part.index][c][1] for c in job.part.chunks) for job in parts]

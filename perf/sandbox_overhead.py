@@ -4,9 +4,10 @@ The sandbox side is what a gold run does per question: check the statement (SQLi
 and one-statement rule, with the parser's allow-list check where the clock must be anchored or a refusal
 explained), anchor its clock, run it under the time, row, byte and temp limits and fetch the rows. The direct side
 runs the very text the sandbox ran on a plain read-only connection and fetches every row. Each side runs
-several times, alternating, and the fastest pass of each counts. Each sandbox pass starts with no statement kept
-from the one before (a gold run checks and rewrites a statement once, and reuses it for the question's other
-languages).
+several times, alternating, and the fastest pass of each counts; the ratio of the two sides within each pass is
+printed too (their median and range), since the machine's speed can drift between passes. Each sandbox pass starts
+with no statement kept from the one before (a gold run checks and rewrites a statement once, and reuses it for the
+question's other languages). Last, the sandbox's two parts are timed apart: the check and the engine calls.
 
 With `--engine duckdb` bis-synth's databases are copied to DuckDB files first and the gold, written for SQLite, is
 transpiled; the same statements are then timed again as written in DuckDB's own dialect (what a DuckDB user's gold
@@ -23,6 +24,7 @@ import math
 import os
 import shutil
 import sqlite3
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -116,15 +118,20 @@ def compare(title: str, items: list[tuple], pool: Any, direct: dict[str, Any], r
 
     clocks: dict[str, Callable[[], float]] = {"CPU": tree_cpu, "wall": time.perf_counter}
     best = {(side, clock): float("inf") for side in ("sandbox", "direct") for clock in clocks}
+    paired: dict[str, list[float]] = {clock: [] for clock in clocks}
     counts = {}
     for _ in range(repeat):
+        took = {}
         for label, run in (("sandbox", sandboxed), ("direct", plain)):
             for database in pool.benchmark.databases:
                 pool.get(database).forget_statements()
             started = {clock: read() for clock, read in clocks.items()}
             counts[label] = run()
             for clock, read in clocks.items():
-                best[label, clock] = min(best[label, clock], read() - started[clock])
+                took[label, clock] = read() - started[clock]
+                best[label, clock] = min(best[label, clock], took[label, clock])
+        for clock in clocks:
+            paired[clock].append(took["sandbox", clock] / took["direct", clock])
     assert counts["sandbox"] == counts["direct"], counts
     print(
         f"gold {title}: {len(items)} statements, {counts['direct']} rows, fastest of {repeat} passes "
@@ -137,7 +144,33 @@ def compare(title: str, items: list[tuple], pool: Any, direct: dict[str, Any], r
     for clock in clocks:
         ratio = best["sandbox", clock] / best["direct", clock]
         extra = (best["sandbox", clock] - best["direct", clock]) / len(items) * 1000
-        print(f"sandbox / direct, {clock}: {ratio:.2f}x ({extra:.2f} ms per statement)")
+        print(
+            f"sandbox / direct, {clock}: {ratio:.2f}x ({extra:.2f} ms per statement); the two sides of one pass: "
+            f"median {statistics.median(paired[clock]):.2f}x, {min(paired[clock]):.2f}-{max(paired[clock]):.2f}x"
+        )
+    parts(items, pool, repeat)
+
+
+def parts(items: list[tuple], pool: Any, repeat: int) -> None:
+    """Print the sandbox's two parts timed apart, each over all of `items` in a row: the check and rewrite (this
+    process), and the engine calls on the checked text (the round trip and the engine process's run and fetch).
+    Alternating them, as a run does, costs more than the sum: each resumes after waiting for the other."""
+    databases = {name: pool.get(name) for name in pool.benchmark.databases}
+    check = engine = float("inf")
+    for _ in range(repeat):
+        for database in databases.values():
+            database.forget_statements()
+        started = tree_cpu()
+        prepared = [databases[name].prepare_statement(sql, dialect, now) for name, sql, dialect, now, _ in items]
+        check = min(check, tree_cpu() - started)
+        started = tree_cpu()
+        for (name, sql, _, _, _), statement in zip(items, prepared, strict=True):
+            databases[name].execute(sql, prepared=statement)
+        engine = min(engine, tree_cpu() - started)
+    print(
+        f"parts apart, CPU per statement: check and rewrite {check / len(items) * 1000:.2f} ms, "
+        f"engine calls on the checked text {engine / len(items) * 1000:.2f} ms"
+    )
 
 
 def main() -> None:

@@ -148,14 +148,14 @@ def compare(title: str, items: list[tuple], pool: Any, direct: dict[str, Any], r
             f"sandbox / direct, {clock}: {ratio:.2f}x ({extra:.2f} ms per statement); the two sides of one pass: "
             f"median {statistics.median(paired[clock]):.2f}x, {min(paired[clock]):.2f}-{max(paired[clock]):.2f}x"
         )
-    parts(items, pool, direct, repeat)
+    parts(items, pool, repeat)
+    resume_cost(items, direct, repeat)
 
 
-def parts(items: list[tuple], pool: Any, direct: dict[str, Any], repeat: int) -> None:
+def parts(items: list[tuple], pool: Any, repeat: int) -> None:
     """Print the sandbox's two parts timed apart, each over all of `items` in a row: the check and rewrite (this
     process), and the engine calls on the checked text (the round trip and the engine process's run and fetch).
-    Alternating them, as a run does, costs more than the sum: each resumes after waiting for the other. What resuming
-    costs shows on the direct side alone: its CPU per statement with a pause before each."""
+    Alternating them, as a run does, costs more than the sum: each resumes after waiting for the other."""
     databases = {name: pool.get(name) for name in pool.benchmark.databases}
     check = engine = float("inf")
     for _ in range(repeat):
@@ -172,6 +172,10 @@ def parts(items: list[tuple], pool: Any, direct: dict[str, Any], repeat: int) ->
         f"parts apart, CPU per statement: check and rewrite {check / len(items) * 1000:.2f} ms, "
         f"engine calls on the checked text {engine / len(items) * 1000:.2f} ms"
     )
+
+
+def resume_cost(items: list[tuple], direct: dict[str, Any], repeat: int) -> None:
+    """Print the direct side's CPU per statement with a pause before each: what resuming after a wait costs."""
     pauses = (0.0, 0.0005, 0.002)
     paused = dict.fromkeys(pauses, float("inf"))
     for _ in range(repeat):

@@ -323,6 +323,11 @@ class _LocalEngine:
             item.done = True
             self.changed.notify_all()
 
+    @property
+    def draws_elsewhere(self) -> bool:
+        """True when calls also run in other processes (which read what they need from files, not this memory)."""
+        return self.workers > 0
+
     def submit(self, function: Callable, calls: Sequence[tuple], sizes: Sequence[int] | None = None) -> list[_Call]:
         """Queue `function(*call)` for every call; what `results` takes. With the calls' `sizes`, the largest are
         queued at both ends, so the workers (from the front) and this process (from the back) each start with large
@@ -385,6 +390,9 @@ class _RayEngine:
         # Ray's own object store size: parts may send more back than a campaign's results
         self.session.enter_context(ray_session(workers, address, object_store=None))
         self.remote: dict[Callable, Any] = {}
+
+    draws_elsewhere = True
+    """Ray tasks run in processes of their own."""
 
     def submit(self, function: Callable, calls: Sequence[tuple], sizes: Sequence[int] | None = None) -> list:
         """Start `function(*call)` as a Ray task for every call (Ray schedules them; `sizes` is not needed)."""
@@ -471,7 +479,7 @@ def write_partitions(
                 if blocks[index]:
                     pools = assemble_pools(blocks[index], runner.results(pending.pop(index)))
                     _STATE[str(kept_file), index][0].pools = pools
-                    if not isinstance(runner, _LocalEngine) or runner.workers:  # other processes read them
+                    if runner.draws_elsewhere:  # other processes read them from the file
                         with _pools_file(out, index).open("wb") as handle:
                             pickle.dump(pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
             parts = [job for table in jobs.values() for job in table]

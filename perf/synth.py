@@ -33,11 +33,11 @@ def timed_generation(vertical: str, out: Path, scale: float, writer_process: boo
     """Generate once; wall seconds, rows, CPU seconds of the process tree, and the largest other process's peak."""
     out.unlink(missing_ok=True)
     before = resource.getrusage(resource.RUSAGE_SELF)
-    started = time.perf_counter()
-    with Descendants() as descendants:
+    with Descendants() as descendants:  # its sampling process starts before and stops after the timed part
+        started = time.perf_counter()
         counts = generate(vertical_spec(vertical), out, scale=scale, seed=0, writer_process=writer_process)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_SELF)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_SELF)
     own = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     others = sum(descendants.cpu.values())
     return {

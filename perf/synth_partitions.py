@@ -13,7 +13,8 @@
    every scale); the peak of the process that draws. The data drawn is bounded by a chunk; what still grows with
    the business is what depends on parents (kept key columns, parent weights and time indexes).
 
-Each run is a fresh process (its own peak memory), with a time limit.
+Each run is a fresh process (its own peak memory), with a time limit; a process of its own samples the run's
+processes (a sampling thread would make the run start its workers from a fork server, which `synth` does not).
 Run: python perf/synth_partitions.py [--vertical food_delivery] [--scale 10] [--partitions 8] [--repeat 2] [--ray]
 """
 
@@ -38,8 +39,8 @@ def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: 
 
     at = float(os.environ.get("SYNTH_START_AT", "0"))  # two runs at once start together, after their imports
     time.sleep(max(0.0, at - time.time()))
-    started = time.perf_counter()
-    with Descendants() as descendants:
+    with Descendants() as descendants:  # its sampling process starts before and stops after the timed part
+        started = time.perf_counter()
         counts = generate(
             vertical_spec(vertical),
             out,
@@ -50,17 +51,17 @@ def one_run(vertical: str, scale: float, partitions: int, workers: int, engine: 
             engine=engine,
             chunk=chunk,
         )
-    seconds = time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     digest = hashlib.sha256()
     for file in sorted(out.rglob("*.parquet")):
         digest.update(str(file.relative_to(out)).encode() + file.read_bytes())
-    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "rows": sum(counts.values()),
         "seconds": seconds,
         "cpu": me.ru_utime + me.ru_stime + sum(descendants.cpu.values()),
         "main_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "worker_mib": max([children.ru_maxrss, *descendants.peak_kib.values()]) / 1024,
+        "worker_mib": max([children.ru_maxrss, *descendants.peak_kib.values()]) / 1024,  # reaped, or seen in /proc
         "files": sum(1 for _ in out.rglob("part-*.parquet")),
         "digest": digest.hexdigest()[:16],
     }

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from biarena.errors import UsageError
-from biarena.synth import generate, kernel, partitions, verify, vertical_spec
+from biarena.synth import generate, kernel, task_graph, verify, vertical_spec
 from biarena.synth.kernel import Calendar, draw_chunk, table_state
 from biarena.synth.schema import table_order
+from biarena.synth.task_graph import Node
 from tests.cli_in_process import cli
 from tests.test_cli import assert_user_error
 
@@ -164,9 +165,9 @@ def test_workers_from_the_fork_server_write_the_same_bytes(
 ) -> None:
     # Another thread runs here, so the workers may not be forked from this process: they come from the fork server.
     started = []
-    start = partitions._LocalEngine._start
+    start = task_graph.LocalEngine._start
     monkeypatch.setattr(
-        partitions._LocalEngine, "_start", lambda self, context: started.append(context) or start(self, context)
+        task_graph.LocalEngine, "_start", lambda self, context: started.append(context) or start(self, context)
     )
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
@@ -188,19 +189,38 @@ def _square_unless_three(value: int) -> int:
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
-def test_the_local_engine_returns_results_in_call_order_and_raises_what_a_call_raised(workers: int) -> None:
-    engine = partitions._LocalEngine(workers)
+def test_the_local_engine_runs_a_call_once_those_it_follows_are_done(workers: int) -> None:
+    engine = task_graph.LocalEngine(workers)
     try:
-        calls = [(v,) for v in (5, 1, 4, 2, 6, 7, 8)]
-        sizes = [v for (v,) in calls]
-        assert engine.map(_square_unless_three, calls, sizes) == [v * v for (v,) in calls]
-        ahead = engine.submit(_square_unless_three, [(9,), (10,)])  # queued ahead, taken when a worker is free
-        assert engine.map(_square_unless_three, [(2,)]) == [4]
-        assert engine.results(ahead) == [81, 100]
+        seen: list[int] = []
+        leaves = [Node(_square_unless_three, (v,), cost=v, done=seen.append) for v in (5, 1, 4, 2, 6, 7, 8)]
+        total = Node(sum, lambda: ([n.result for n in leaves],), after=leaves, done=seen.append)
+        again = Node(_square_unless_three, lambda: (total.result - 150,), after=[total])
+        join = Node(None, after=[again], done=lambda _: seen.append(-again.result))
+        engine.run([again, join, total, *leaves])
+        assert [n.result for n in leaves] == [25, 1, 16, 4, 36, 49, 64]
+        assert total.result == 195 and again.result == 45 * 45
+        assert sorted(seen[:7]) == sorted(n.result for n in leaves)  # each leaf's `done` before what follows
+        assert seen[7:] == [195, -(45 * 45)]
+        engine.run([Node(_square_unless_three, (2,))])  # the engine runs graph after graph
         with pytest.raises(ValueError, match="three"):
-            engine.map(_square_unless_three, [(1,), (3,), (2,)], [1, 3, 2])
+            engine.run([Node(_square_unless_three, (v,)) for v in (1, 3, 2)])
     finally:
         engine.close()
+
+
+def test_ready_calls_are_taken_longest_chain_first() -> None:
+    order: list[str] = []
+    short = [Node(str, (f"short{i}",), cost=1, done=order.append) for i in range(3)]
+    head = Node(str, ("head",), cost=1, done=order.append)
+    tail = Node(str, ("tail",), after=[head], cost=10, done=order.append)
+    task_graph.LocalEngine(1).run([*short, tail, head])
+    assert order[:2] == ["head", "tail"]  # the chain that costs most from its start to the end runs first
+    with pytest.raises(ValueError, match="cycle"):
+        a = Node(str)
+        b = Node(str, after=[a])
+        a.after.append(b)
+        task_graph.TaskGraph([a, b])
 
 
 def test_a_large_faker_pool_is_drawn_in_blocks_whose_first_is_the_one_seed_pool() -> None:

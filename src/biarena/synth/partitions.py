@@ -252,7 +252,7 @@ def _ancestors(spec: Spec, name: str) -> set[str]:
 
 
 _WORKER_MODULES = ("faker", "pyarrow.parquet", "pandas")
-"""What the workers import beside the generator (pyarrow imports pandas, when it is installed, on its first array)."""
+"""What the workers import beside this module (pyarrow imports pandas, when it is installed, on its first array)."""
 
 POOL_VALUE_COST = 150
 """What drawing one Faker pool value costs, in rows drawn and written: how the calls are ranked."""
@@ -285,7 +285,7 @@ def write_partitions(
         import pyarrow  # noqa: F401
     except ImportError:
         raise UsageError("--format parquet needs pyarrow: pip install 'biarena[parquet]'") from None
-    runner = RayEngine(workers, address) if engine == "ray" else LocalEngine(workers, _WORKER_MODULES)
+    runner = RayEngine(workers, address) if engine == "ray" else LocalEngine(workers, (__name__, *_WORKER_MODULES))
     work = out / ".work"
     work.mkdir()
     order = table_order(spec)

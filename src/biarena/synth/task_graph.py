@@ -150,8 +150,9 @@ class LocalEngine:
 
     On Linux, when no other thread runs in this process, the workers are forked from it once it has imported what
     they need (a fork copies nothing until written, and leaves no lock held by another thread); otherwise they
-    fork from a fork server, started in a thread of its own while this process works (importing `modules` there
-    costs each worker their import time before its first call)."""
+    fork from a fork server, started in a thread of its own while this process works, that imports `modules` (the
+    installed ones) once for all of them: the modules the calls' functions are in, and what those import on first
+    use."""
 
     def __init__(self, workers: int, modules: Sequence[str] = ()) -> None:
         self.pool: Any = None

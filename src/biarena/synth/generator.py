@@ -17,8 +17,18 @@ import yaml
 
 from biarena.errors import UsageError
 from biarena.synth.calendar import active_days
-from biarena.synth.kernel import Calendar, cause_rows, draw_chunk, finish_chunk, table_def, table_state
+from biarena.synth.kernel import (
+    Calendar,
+    cause_rows,
+    draw_chunk,
+    finish_chunk,
+    pool_blocks,
+    table_def,
+    table_rows,
+    table_state,
+)
 from biarena.synth.partitions import write_partitions
+from biarena.synth.pool_process import PoolProcess
 from biarena.synth.reader import open_output, output_format
 from biarena.synth.schema import Columns, retained_columns, table_order
 from biarena.synth.spec import Spec
@@ -31,13 +41,17 @@ WRITER_PROCESS_ROWS = 300_000
 it, starting the process costs more than the overlap saves."""
 
 
-def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> dict[str, int]:
+def _write_tables(
+    spec: Spec, writer, scale: float, seed: int, chunk: int, pools: PoolProcess | None = None
+) -> dict[str, int]:
     retained = retained_columns(spec)
     kept: dict[str, Columns] = {}
     calendar = Calendar.of(spec)
     counts: dict[str, int] = {}
     for index, name in enumerate(table_order(spec)):
         state = table_state(spec, index, name, scale, seed, kept, calendar)
+        if pools is not None:
+            state.pools = pools.pools(index)
         writer.create(table_def(state))
         parts: dict[str, list[np.ndarray]] = {c: [] for c in retained[name]}
         written = 0
@@ -55,6 +69,13 @@ def _write_tables(spec: Spec, writer, scale: float, seed: int, chunk: int) -> di
         kept[name] = {c: np.concatenate(v) for c, v in parts.items()}
         counts[name] = written
     return counts
+
+
+def _pool_process(spec: Spec, scale: float, seed: int) -> PoolProcess | None:
+    """A helper drawing the vertical's Faker pools beside this process (none if it has no pools)."""
+    order = table_order(spec)
+    blocks = [pool_blocks(spec, name, i, table_rows(spec, name, scale), seed) for i, name in enumerate(order)]
+    return PoolProcess(blocks) if any(blocks) else None
 
 
 def expected_rows(spec: Spec, scale: float) -> float:
@@ -109,6 +130,7 @@ def generate(
     engine: str = "local",
     address: str | None = None,
     writer_process: bool | None = None,
+    pool_process: bool | None = None,
 ) -> dict[str, int]:
     """Write the vertical's database (SQLite, DuckDB or Parquet directory); return rows per table.
 
@@ -116,8 +138,9 @@ def generate(
     left alone with a UsageError). Rules are applied; run `verify` to check them on the data. With `partitions`,
     a Parquet directory of day-range parts per table, drawn by `workers` processes (or Ray tasks with `engine`
     "ray"); see `biarena.synth.partitions`. A SQLite output of at least `WRITER_PROCESS_ROWS` rows (or any, with
-    `writer_process`) is written by a process of its own while the chunks are drawn (`WriterProcess`); the file is
-    the same either way.
+    `writer_process`) is written by a process of its own while the chunks are drawn (`WriterProcess`). An output of
+    that size in any format (or any, with `pool_process`) has its Faker pools drawn by this process and a helper
+    process at once (`PoolProcess`). The file is the same either way.
     """
     target = Path(path)
     fmt = fmt or ("parquet" if partitions is not None else infer_format(target))
@@ -161,18 +184,23 @@ def generate(
         _remove(target)
         partial.replace(target)
         return counts
+    # a daemonic process (a multiprocessing pool's worker) may not start one of its own
+    large = expected_rows(spec, scale) >= WRITER_PROCESS_ROWS and not multiprocessing.current_process().daemon
     if writer_process is None:
-        # a daemonic process (a multiprocessing pool's worker) may not start one of its own
-        large = fmt == "sqlite" and expected_rows(spec, scale) >= WRITER_PROCESS_ROWS
-        writer_process = large and not multiprocessing.current_process().daemon
-    writer = WriterProcess(fmt, partial) if writer_process else open_writer(fmt, partial)
+        writer_process = large and fmt == "sqlite"
+    pools = _pool_process(spec, scale, seed) if (large if pool_process is None else pool_process) else None
     try:
-        counts = _write_tables(spec, writer, scale, seed, chunk)
-        writer.close(meta)
-    except BaseException:
-        writer.abort()
-        _remove(partial)
-        raise
+        writer = WriterProcess(fmt, partial) if writer_process else open_writer(fmt, partial)
+        try:
+            counts = _write_tables(spec, writer, scale, seed, chunk, pools)
+            writer.close(meta)
+        except BaseException:
+            writer.abort()
+            _remove(partial)
+            raise
+    finally:
+        if pools is not None:
+            pools.close()
     _remove(target)
     partial.replace(target)
     return counts

@@ -102,12 +102,12 @@ class SqliteWriter:
         grid = np.empty((size, width), dtype=object)
         for j, (name, kind) in enumerate(types.items()):
             values = data[name]
-            if kind == "timestamp":
-                grid[:, j] = timestamp_text(values)
-            elif kind == "date":
-                grid[:, j] = date_text(values)
-            else:
-                grid[:, j] = values.tolist()
+            if values.dtype.kind != "U":  # text already made (by a writer process's sender) goes in as it is
+                if kind == "timestamp":
+                    values = timestamp_text(values)
+                elif kind == "date":
+                    values = date_text(values)
+            grid[:, j] = values  # an array's items become Python values here, as tolist makes them, without a list
         row = "(" + ",".join("?" * width) + ")"
         per = max(1, min(ROWS_PER_INSERT, MAX_PARAMETERS // max(1, width)))
         whole = size - size % per

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from biarena.errors import FormatError
+from biarena.errors import FormatError, UsageError
 from biarena.synth import generate, load_spec, verify, vertical_names, vertical_spec
 from tests.test_cli import assert_user_error, biarena
 
@@ -140,6 +140,19 @@ def test_existing_files_are_never_clobbered(tmp_path: Path) -> None:
     assert biarena("synth", "app_store", "--scale", "0.02", "--seed", "1", "-o", ok).returncode == 0
     assert biarena("synth", "app_store", "--scale", "0.02", "--seed", "2", "-o", ok).returncode == 0
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_negative_seed_or_a_scale_past_the_largest_table_is_one_line_and_nothing_written(tmp_path: Path) -> None:
+    out = tmp_path / "x.db"
+    assert_user_error(biarena("synth", "food_delivery", "--seed", "-3", "-o", out), "--seed must be 0 or more")
+    assert_user_error(
+        biarena("synth", "food_delivery", "--scale", "1e9", "-o", out),
+        "the simulator draws at most 999,999,999 rows a table",
+    )
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(UsageError, match="table 'order_status_history'"):
+        generate(vertical_spec("food_delivery"), out, scale=1e9, partitions=2)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_same_seed_same_bytes(tmp_path: Path) -> None:

@@ -40,6 +40,10 @@ WRITER_PROCESS_ROWS = 300_000
 """The size (rows, as `expected_rows` reckons) from which a SQLite output is written by a process of its own: below
 it, starting the process costs more than the overlap saves."""
 
+MAX_TABLE_ROWS = 999_999_999
+"""The most rows one table may have: a table's exact shares are split among its chunks by numpy's multivariate
+hypergeometric draw, which takes fewer than 10**9 items."""
+
 
 def _write_tables(
     spec: Spec, writer, scale: float, seed: int, chunk: int, pools: PoolProcess | None = None
@@ -148,6 +152,14 @@ def generate(
         raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
     if scale <= 0:
         raise UsageError("--scale must be positive")
+    if seed < 0:
+        raise UsageError(f"--seed must be 0 or more (got {seed})")
+    largest = max(spec.tables, key=lambda name: table_rows(spec, name, scale))
+    if table_rows(spec, largest, scale) > MAX_TABLE_ROWS:
+        raise UsageError(
+            f"--scale {scale:g} gives table '{largest}' {table_rows(spec, largest, scale):,} rows; "
+            f"the simulator draws at most {MAX_TABLE_ROWS:,} rows a table"
+        )
     if partitions is not None:
         check_partitions(spec, fmt, partitions)
     _replaceable(target)

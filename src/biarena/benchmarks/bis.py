@@ -13,10 +13,10 @@ from biarena.benchmarks.archive import check_sqlite
 from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_json
 from biarena.benchmarks.paths import confined, plain_name, regular_file
-from biarena.benchmarks.yaml_file import field_errors
 from biarena.errors import FormatError, NotFoundError
 from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
+from biarena.yaml_model import field_errors
 
 BIS_NOW = datetime(2023, 1, 17, 20, 20, 15)
 """The fixed time of BIS's published evaluation."""

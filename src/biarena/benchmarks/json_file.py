@@ -4,26 +4,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from biarena.errors import FormatError, NotFoundError
+from biarena.errors import FormatError
+from biarena.text_file import decode_text, read_text
 
-
-def decode_text(data: bytes, where: str) -> str:
-    """Decode UTF-8 (a leading byte-order mark is dropped); FormatError names the offset of a bad byte."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise FormatError(f"{where}: not UTF-8 text (byte {error.start}: {error.reason})") from None
-
-
-def read_text(path: Path) -> str:
-    """The text of a UTF-8 file; NotFoundError or FormatError with the file's name."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise NotFoundError(f"{path}: file not found") from None
-    except OSError as error:
-        raise FormatError(f"{path}: cannot be read ({error.strerror or error})") from None
-    return decode_text(data, str(path))
+__all__ = ["decode_text", "parse_json", "read_json", "read_text", "text_field"]
 
 
 def parse_json(text: str, where: str, *, one_line: bool = False) -> Any:

@@ -11,9 +11,9 @@ from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.paths import inside, regular_file, safe_file_name
 from biarena.benchmarks.shown import shown
 from biarena.benchmarks.staging import staged_directory
-from biarena.benchmarks.yaml_file import field_errors, read_yaml
 from biarena.errors import BiarenaError, FormatError, NotFoundError
 from biarena.records import Benchmark, DatabaseRef, Question
+from biarena.yaml_model import field_errors, read_yaml
 
 BENCHMARK_FILE = "benchmark.yaml"
 QUESTIONS_FILE = "questions.jsonl"

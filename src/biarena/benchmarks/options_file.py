@@ -4,9 +4,9 @@
 from pathlib import Path
 from typing import Any, TypeVar
 
-from biarena.benchmarks.yaml_file import read_yaml
 from biarena.errors import FormatError, NotFoundError
 from biarena.options import Options, option_name, parse_option_pairs, validate_options
+from biarena.yaml_model import read_yaml
 
 OptionsModel = TypeVar("OptionsModel", bound=Options)
 

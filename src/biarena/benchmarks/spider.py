@@ -14,10 +14,10 @@ from biarena.benchmarks.missing_databases import LayoutImport, LayoutOptions, Mi
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.benchmarks.spider_hardness import spider_hardness
-from biarena.benchmarks.yaml_file import field_errors
 from biarena.errors import FormatError, NotFoundError
 from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
+from biarena.yaml_model import field_errors
 
 DATABASE_FOLDERS = ("database", "test_database")
 """Where the databases are looked for, in this order (Spider's test release names its folder test_database)."""

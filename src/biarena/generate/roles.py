@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from biarena.benchmarks.yaml_file import load_yaml_model
+from biarena.yaml_model import load_yaml_model
 
 Aggregation = Literal["sum", "avg", "max", "min", "count"]
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlglot import exp
 
 from biarena.synth.corgi_figures import SchemaFigures
+from biarena.yaml_model import load_yaml_model
 
 
 class Column(BaseModel):
@@ -467,7 +468,4 @@ def _hop(spec: "Spec", table: str, column: str) -> Hop:
 
 def load_spec(path: str | Path) -> Spec:
     """Read a vertical spec; FormatError names the file and field of a problem."""
-    # imported here: the benchmarks package is more than the simulator's worker processes need
-    from biarena.benchmarks.yaml_file import load_yaml_model
-
     return load_yaml_model(path, Spec, "spec")

@@ -1,12 +1,12 @@
-"""YAML files read into pydantic models, with errors that name the file, line and field."""
+"""load_yaml_model, read_yaml: YAML files read into pydantic models, with errors that name the file, line and field."""
 
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from biarena.benchmarks.json_file import read_text
 from biarena.errors import FormatError, NotFoundError
+from biarena.text_file import read_text
 from biarena.yaml_load import load_yaml
 
 Model = TypeVar("Model", bound=BaseModel)

@@ -251,8 +251,8 @@ def _ancestors(spec: Spec, name: str) -> set[str]:
     return out
 
 
-_WORKER_MODULES = ("faker", "pyarrow.parquet", "pandas")
-"""What the workers import beside this module (pyarrow imports pandas, when it is installed, on its first array)."""
+_WORKER_MODULES = ("faker", "pyarrow.parquet")
+"""What the workers import beside this module."""
 
 POOL_VALUE_COST = 150
 """What drawing one Faker pool value costs, in rows drawn and written: how the calls are ranked."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from biarena.errors import UsageError
+from biarena.synth.arrow_columns import arrow_table
 
 FORMATS = ("sqlite", "duckdb", "parquet")
 META_TABLE = "_biarena_synth"
@@ -130,30 +131,6 @@ class SqliteWriter:
         self.conn.close()
 
 
-def _arrow(values: np.ndarray, kind: str):
-    import pyarrow as pa
-
-    if kind == "timestamp":
-        if values.dtype == object:
-            return pa.array([None if v is None else int(v) * 1_000_000 for v in values.tolist()], pa.timestamp("us"))
-        return pa.array(values.astype(np.int64) * 1_000_000, pa.timestamp("us"))
-    if kind == "date":
-        return pa.array([None if v is None else int(v) for v in values.tolist()], pa.int32()).cast(pa.date32())
-    arrow_type = {"int": pa.int64(), "float": pa.float64(), "text": pa.string()}[kind]
-    if values.dtype == object:
-        items = values.tolist()
-        if kind == "text":
-            items = [None if v is None else str(v) for v in items]
-        return pa.array(items, arrow_type)
-    return pa.array(values, arrow_type)
-
-
-def _arrow_table(types: dict[str, str], data: dict[str, np.ndarray]):
-    import pyarrow as pa
-
-    return pa.table({name: _arrow(data[name], kind) for name, kind in types.items()})
-
-
 class DuckdbWriter:
     """One DuckDB file; chunks go in as Arrow tables."""
 
@@ -172,7 +149,7 @@ class DuckdbWriter:
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
         """Insert one chunk."""
-        chunk = _arrow_table(self.types[table], data)
+        chunk = arrow_table(self.types[table], data)
         self.conn.register("_biarena_chunk", chunk)
         self.conn.execute(f'INSERT INTO "{table}" SELECT * FROM _biarena_chunk')
         self.conn.unregister("_biarena_chunk")
@@ -203,13 +180,13 @@ class ParquetWriter:
         """Open the table's file."""
         import pyarrow.parquet as pq
 
-        schema = _arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
+        schema = arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
         self.writers[table.name] = pq.ParquetWriter(self.path / f"{table.name}.parquet", schema)
         self.types[table.name] = table.types
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
         """Write one chunk as a row group."""
-        self.writers[table].write_table(_arrow_table(self.types[table], data))  # type: ignore[attr-defined]
+        self.writers[table].write_table(arrow_table(self.types[table], data))  # type: ignore[attr-defined]
 
     def close(self, meta: dict[str, str]) -> None:
         """Close every file and write the metadata table."""
@@ -229,13 +206,13 @@ class ParquetPart:
     def __init__(self, path: Path, table: TableDef, meta: dict[str, str]) -> None:
         import pyarrow.parquet as pq
 
-        schema = _arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
+        schema = arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
         self.writer = pq.ParquetWriter(path, schema.with_metadata(meta))
         self.types = table.types
 
     def append(self, data: dict[str, np.ndarray]) -> None:
         """Write one chunk as a row group."""
-        self.writer.write_table(_arrow_table(self.types, data))
+        self.writer.write_table(arrow_table(self.types, data))
 
     def close(self) -> None:
         """Finish the file."""
@@ -244,10 +221,10 @@ class ParquetPart:
 
 def write_meta(folder: Path, meta: dict[str, str]) -> None:
     """The generation metadata of a Parquet output, as its `_biarena_synth.parquet`."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.table({"key": list(meta), "value": list(meta.values())}), folder / f"{META_TABLE}.parquet")
+    columns = {"key": np.array(list(meta), dtype=object), "value": np.array(list(meta.values()), dtype=object)}
+    pq.write_table(arrow_table({"key": "text", "value": "text"}, columns), folder / f"{META_TABLE}.parquet")
 
 
 Writer = SqliteWriter | DuckdbWriter | ParquetWriter

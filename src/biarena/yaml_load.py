@@ -33,7 +33,8 @@ def load_yaml(text: str, where: str, *, timestamps: bool = True, limit: int = AL
     """Parse one YAML document safely; FormatError (naming `where` and the line) when it is not valid YAML or when its
     aliases would add more than `limit` nodes and characters (`timestamps=False`: dates stay text)."""
     try:
-        loader = (_SafeLoader if timestamps else _TextTimestamps)(text)  # the reader checks the characters here
+        # the pure-Python reader checks the characters here, libyaml's as it parses
+        loader = (_SafeLoader if timestamps else _TextTimestamps)(text)
     except yaml.reader.ReaderError as error:
         raise FormatError(f"{where}: invalid YAML: {error.reason} (character {error.position})") from None
     try:

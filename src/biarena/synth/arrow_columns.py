@@ -47,7 +47,7 @@ def _text(values: np.ndarray) -> Any:
     import pyarrow as pa
 
     items = values.tolist()
-    encoded = [b"" if v is None else (v if isinstance(v, str) else str(v)).encode() for v in items]
+    encoded = [b"" if v is None else str(v).encode() for v in items]
     missing = np.fromiter((v is None for v in items), dtype=bool, count=len(items))
     offsets = np.zeros(len(items) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(items)), out=offsets[1:])

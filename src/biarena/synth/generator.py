@@ -158,10 +158,10 @@ def generate(
         raise UsageError("--scale must be positive")
     if seed < 0:
         raise UsageError(f"--seed must be 0 or more (got {seed})")
-    largest = max(spec.tables, key=lambda name: table_rows(spec, name, scale))
-    if table_rows(spec, largest, scale) > MAX_TABLE_ROWS:
+    rows, largest = max(((table_rows(spec, name, scale), name) for name in spec.tables), key=lambda item: item[0])
+    if rows > MAX_TABLE_ROWS:
         raise UsageError(
-            f"--scale {scale:g} gives table '{largest}' {table_rows(spec, largest, scale):,} rows; "
+            f"--scale {scale:g} gives table '{largest}' {rows:,} rows; "
             f"the simulator draws at most {MAX_TABLE_ROWS:,} rows a table"
         )
     if partitions is not None:

@@ -136,3 +136,56 @@ def test_statements_share_one_connection_and_a_cut_result_leaves_nothing_behind(
     assert db.execute("SELECT n FROM t WHERE n >= 2995 ORDER BY n").rows == [(n,) for n in range(2995, 3000)]
     assert worker.pid == pid  # the same engine process throughout
     db.close()
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs Linux and 2 CPUs"
+)
+def test_a_statement_shares_the_callers_cpu_only_while_it_is_short(duck_path: Path) -> None:
+    """While a statement is short, the caller's thread and the engine process's main thread stay on one CPU; the
+    caller gets its CPUs back after every statement, and a long statement lets the engine process go to any."""
+    import threading
+
+    from biarena.db.shared_cpu import HOLD_SECONDS
+
+    everywhere = os.sched_getaffinity(0)
+    seen: list[set[int]] = []
+    with open_database(duck_path, timeout=20) as db:
+        db.execute("SELECT 1")
+        pid = db._worker.pid
+        assert pid is not None
+
+        def watch(stop: threading.Event) -> None:
+            while not stop.is_set():
+                seen.append(os.sched_getaffinity(pid))
+                time.sleep(0.0005)
+
+        for _ in range(20):
+            assert db.execute("SELECT count(*) FROM t").rows == [(3000,)]
+            assert os.sched_getaffinity(0) == everywhere
+        stop = threading.Event()
+        watcher = threading.Thread(target=watch, args=(stop,))
+        watcher.start()
+        started = time.monotonic()
+        # a statement that runs well past the hold (a cross join counted)
+        db.execute("SELECT count(*) FROM range(6000) a, range(6000) b WHERE (a.range * b.range) % 7 = 3")
+        took = time.monotonic() - started
+        stop.set()
+        watcher.join()
+        assert os.sched_getaffinity(0) == everywhere
+        assert took > 3 * HOLD_SECONDS
+        assert any(len(cpus) == 1 for cpus in seen)  # held on one CPU at first
+        assert seen[-1] == everywhere  # then free to go anywhere
+        assert os.sched_getaffinity(pid) == everywhere
+
+
+def test_the_memory_watch_reads_seldom_far_below_the_cap_and_often_near_it(duck_path: Path) -> None:
+    """The next reading waits as long as the headroom allows at the fastest growth, and POLL_SECONDS near the cap."""
+    from biarena.db.engine_process import GROWTH_PER_SECOND, POLL_SECONDS
+
+    with open_database(duck_path, timeout=20, max_memory_bytes=512 * MIB) as db:
+        worker = db._worker
+        assert worker._until_reading(worker.memory_cap) == POLL_SECONDS
+        assert worker._until_reading(worker.memory_cap - MIB) == POLL_SECONDS
+        far = worker._until_reading(0)
+        assert far == pytest.approx(worker.memory_cap / GROWTH_PER_SECOND) and far > 10 * POLL_SECONDS

@@ -135,11 +135,11 @@ class Database(ABC):
         statement = PreparedStatement(text, self.dialect) if text is not None else None
         if statement is None:
             statement = self._prepare_checked(sql, source, now)
-        if self.engine_is_sandbox:
-            with self._lock:
-                self._anchored[key] = statement.text
-                if len(self._anchored) > _KEPT_STATEMENTS:
-                    self._anchored.popitem(last=False)
+        # The text alone: a caller that wants the tree of a kept statement parses its own (PreparedStatement.tree).
+        with self._lock:
+            self._anchored[key] = statement.text
+            if len(self._anchored) > _KEPT_STATEMENTS:
+                self._anchored.popitem(last=False)
         return statement
 
     def _prepare_checked(self, sql: str, source: str, now: datetime | None) -> PreparedStatement:

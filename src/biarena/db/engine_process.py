@@ -4,10 +4,11 @@ An engine's own memory limit leaves some of what a statement builds unbounded: D
 only (a function can build a value of any size beside it: `repeat` of a list, a `printf` width), and SQLite's heap
 limit holds for a whole process (in biarena's own it would cap the run store and the cache too), while the rows
 fetched into Python count against neither. So statements run in a child process (engine_serve) whose resident
-memory the parent reads every few milliseconds while a statement runs; past the memory limit plus MEMORY_MARGIN, or
-past the time limit, the child is killed (no waiting for the engine to notice an interrupt) and the next request
-starts another. At most MAX_PROCESSES stay running in one biarena process: a benchmark of many databases does not
-keep an engine process for each.
+memory the parent reads while a statement runs (every few milliseconds near the cap); past the memory limit plus
+MEMORY_MARGIN, or past the time limit, the child is killed (no waiting for the engine to notice an interrupt) and the
+next request starts another. At most MAX_PROCESSES stay running in one biarena process: a benchmark of many
+databases does not keep an engine process for each. While a statement is short, the engine process's main thread
+shares the caller's CPU (SharedCpu).
 """
 
 import contextlib
@@ -30,6 +31,7 @@ from biarena.db.engine_serve import HEADER, PROBLEMS, send_message
 from biarena.db.errors import SqlError, SqlTimeout, SqlTooLarge
 from biarena.db.limits import GIB, MIB, format_size
 from biarena.db.scratch import scratch_dir
+from biarena.db.shared_cpu import HOLD_SECONDS, SharedCpu
 from biarena.errors import NotFoundError
 
 MEMORY_MARGIN = 384 * MIB
@@ -42,7 +44,12 @@ DATA_MARGIN = 1 * GIB
 huge allocation at once and holds even should the parent stop watching."""
 
 POLL_SECONDS = 0.002
-"""How often the parent reads the engine process's resident memory while a statement runs."""
+"""How often the parent reads the engine process's resident memory while a statement runs near the memory cap."""
+
+GROWTH_PER_SECOND = 16 * GIB
+"""The fastest an engine process's resident memory is taken to grow: the readings of its memory come as seldom as
+the headroom below the cap allows at this rate (each wakes this process, which costs a small statement a tenth of
+its time). The fastest growth seen is under 4 GiB/s over a millisecond (DuckDB building values on two threads)."""
 
 START_SECONDS = 60.0
 """How long an engine process may take to start and open its file."""
@@ -79,8 +86,8 @@ class EngineProcess:
     """One engine process for one database file: started on first use, killed past its memory or time limit.
 
     `engine` names the engine's side in engine_serve.ENGINES; `options` are what it opens the file with. The
-    process's data segment is limited to the memory limit plus `data_margin`, and its memory is read every
-    `poll_seconds` while a statement runs.
+    process's data segment is limited to the memory limit plus `data_margin`, and its memory is read while a
+    statement runs, every `poll_seconds` near the cap (see GROWTH_PER_SECOND).
     """
 
     def __init__(
@@ -143,11 +150,15 @@ class EngineProcess:
                     _running.move_to_end(id(self))
         process = self._process
         assert process is not None and process.stdin is not None
+        shared = SharedCpu(process.pid)
         try:
-            send_message(process.stdin, message)
-        except (BrokenPipeError, OSError):
-            self._died()
-        kind, value = self._receive(time.monotonic() + timeout + grace, timeout)
+            try:
+                send_message(process.stdin, message)
+            except (BrokenPipeError, OSError):
+                self._died()
+            kind, value = self._receive(time.monotonic() + timeout + grace, timeout, shared)
+        finally:
+            shared.release()
         if kind == "ok":
             return value
         raise PROBLEMS.get(kind, SqlError)(value)
@@ -178,7 +189,7 @@ class EngineProcess:
             # SQLite reads its temp directory from the environment: its spill files go to the scratch area too.
             env={**os.environ, "SQLITE_TMPDIR": str(temp)},
         )
-        # Kept open and read with pread: a statement's memory is read every few milliseconds.
+        # Kept open and read with pread: a statement's memory is read every few milliseconds near the cap.
         try:
             statm: int | None = os.open(f"/proc/{process.pid}/statm", os.O_RDONLY)
             stat: int | None = os.open(f"/proc/{process.pid}/stat", os.O_RDONLY)
@@ -214,6 +225,12 @@ class EngineProcess:
             return True
         return state in (b"Z", b"X")
 
+    def _until_reading(self, resident: int) -> float:
+        """Seconds until the next reading of the engine process's memory: as long as the way from `resident` to the
+        cap takes at GROWTH_PER_SECOND, and at least `poll_seconds` (so a statement far below the cap wakes this
+        process seldom, and one near it is read every `poll_seconds`)."""
+        return max(self.poll_seconds, (self.memory_cap - resident) / GROWTH_PER_SECOND)
+
     def _resident(self) -> int:
         if self._statm is None:
             return 0
@@ -222,27 +239,39 @@ class EngineProcess:
         except (OSError, IndexError, ValueError):
             return 0
 
-    def _receive(self, deadline: float, timeout: float) -> tuple[str, Any]:
-        """Read one reply, killing the process past the deadline or the memory cap."""
+    def _receive(self, deadline: float, timeout: float, shared: SharedCpu | None = None) -> tuple[str, Any]:
+        """Read one reply, killing the process past the deadline or the memory cap; `shared` is released once the
+        statement has run HOLD_SECONDS."""
         process = self._process
         assert process is not None and process.stdout is not None
         fd = process.stdout.fileno()
         buffer = bytearray()
         size: int | None = None
+        started = time.monotonic()
+        reading = started + self._until_reading(self._resident())
         while size is None or len(buffer) < HEADER.size + size:
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            left = deadline - now
             if left <= 0:
                 self.stop()
                 raise SqlTimeout(f"statement interrupted after {timeout:g} s")
-            if not self._poller.poll(min(self.poll_seconds, left) * 1000):
-                # Still running: one reading of its memory per wait (a reply that came needs none).
-                if self._resident() > self.memory_cap:
+            wake = min(reading, started + HOLD_SECONDS) if shared is not None else reading
+            if not self._poller.poll(max(0.0, min(wake - now, left)) * 1000):
+                now = time.monotonic()
+                if shared is not None and now >= started + HOLD_SECONDS:
+                    shared.release()  # a long statement: both threads may go to any CPU again
+                    shared = None
+                if now < reading:
+                    continue
+                resident = self._resident()
+                if resident > self.memory_cap:
                     self.stop()
                     raise SqlTooLarge(
                         f"the statement used over {format_size(self.memory_cap)} of memory and was stopped "
                         f"(sandbox limit: memory={format_size(self.memory_limit)}, plus "
                         f"{format_size(MEMORY_MARGIN)} for the engine process)"
                     )
+                reading = now + self._until_reading(resident)
                 continue
             # One reply is outstanding at a time, so nothing past its end can be read.
             want = _FIRST_READ if size is None else HEADER.size + size - len(buffer)

@@ -2,10 +2,12 @@
 
 import os
 import subprocess
+import threading
 from collections.abc import Iterator
 
 import pytest
 
+from biarena.db import shared_cpu
 from biarena.db.shared_cpu import SharedCpu
 
 pytestmark = pytest.mark.skipif(
@@ -33,21 +35,36 @@ def test_a_hold_puts_both_threads_on_the_callers_cpu_and_a_release_restores_them
     assert os.sched_getaffinity(sleepers[0]) == everywhere
 
 
-def test_one_statement_per_cpu_so_two_at_once_never_share_one(sleepers: list[int]) -> None:
+def _hold_from_another_thread(pid: int, everywhere: set[int]) -> tuple[set[int], set[int]]:
+    """Hold `pid` from a new thread free to run on every CPU; return that thread's and `pid`'s CPUs while held."""
+    seen: list[set[int]] = []
+
+    def hold() -> None:
+        os.sched_setaffinity(0, everywhere)  # a new thread starts with its creator's CPUs
+        held = SharedCpu(pid)
+        seen.extend([os.sched_getaffinity(0), os.sched_getaffinity(pid)])
+        held.release()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    thread.join()
+    return seen[0], seen[1]
+
+
+def test_one_statement_per_cpu_so_two_at_once_never_share_one(
+    sleepers: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     everywhere = os.sched_getaffinity(0)
     first = SharedCpu(sleepers[0])
-    second = SharedCpu(sleepers[1])  # this thread's CPU is held already: the second is left free
     try:
-        assert len(os.sched_getaffinity(sleepers[0])) == 1
-        assert os.sched_getaffinity(sleepers[1]) == everywhere
+        (cpu,) = os.sched_getaffinity(sleepers[0])
+        # another thread that runs on the held CPU leaves its statement free
+        monkeypatch.setattr(shared_cpu, "_sched_getcpu", lambda: cpu)
+        assert _hold_from_another_thread(sleepers[1], everywhere) == (everywhere, everywhere)
     finally:
-        second.release()
         first.release()
-    again = SharedCpu(sleepers[1])  # released: the CPU can be held again
-    try:
-        assert len(os.sched_getaffinity(sleepers[1])) == 1
-    finally:
-        again.release()
+    # released: the CPU can be held again
+    assert _hold_from_another_thread(sleepers[1], everywhere) == ({cpu}, {cpu})
     assert os.sched_getaffinity(0) == everywhere
 
 

@@ -168,7 +168,7 @@ def test_a_statement_shares_the_callers_cpu_only_while_it_is_short(duck_path: Pa
         watcher.start()
         started = time.monotonic()
         # a statement that runs well past the hold (a cross join counted)
-        db.execute("SELECT count(*) FROM range(6000) a, range(6000) b WHERE (a.range * b.range) % 7 = 3")
+        db.execute("SELECT count(*) FROM range(9000) a, range(9000) b WHERE (a.range * b.range) % 7 = 3")
         took = time.monotonic() - started
         stop.set()
         watcher.join()

@@ -24,15 +24,16 @@ def sleepers() -> Iterator[list[int]]:
         p.wait()
 
 
-def test_a_hold_puts_both_threads_on_the_callers_cpu_and_a_release_restores_them(sleepers: list[int]) -> None:
+def test_a_hold_puts_every_thread_on_the_callers_cpu_and_a_release_restores_them(sleepers: list[int]) -> None:
     everywhere = os.sched_getaffinity(0)
-    held = SharedCpu(sleepers[0])
-    mine, theirs = os.sched_getaffinity(0), os.sched_getaffinity(sleepers[0])
+    held = SharedCpu(tuple(sleepers))
+    mine = os.sched_getaffinity(0)
+    theirs = [os.sched_getaffinity(pid) for pid in sleepers]
     held.release()
     held.release()  # a second release changes nothing
-    assert len(mine) == 1 and mine == theirs and mine <= everywhere
+    assert len(mine) == 1 and theirs == [mine, mine] and mine <= everywhere
     assert os.sched_getaffinity(0) == everywhere
-    assert os.sched_getaffinity(sleepers[0]) == everywhere
+    assert [os.sched_getaffinity(pid) for pid in sleepers] == [everywhere, everywhere]
 
 
 def _hold_from_another_thread(pid: int, everywhere: set[int]) -> tuple[set[int], set[int]]:
@@ -41,7 +42,7 @@ def _hold_from_another_thread(pid: int, everywhere: set[int]) -> tuple[set[int],
 
     def hold() -> None:
         os.sched_setaffinity(0, everywhere)  # a new thread starts with its creator's CPUs
-        held = SharedCpu(pid)
+        held = SharedCpu((pid,))
         seen.extend([os.sched_getaffinity(0), os.sched_getaffinity(pid)])
         held.release()
 
@@ -55,7 +56,7 @@ def test_one_statement_per_cpu_so_two_at_once_never_share_one(
     sleepers: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     everywhere = os.sched_getaffinity(0)
-    first = SharedCpu(sleepers[0])
+    first = SharedCpu((sleepers[0],))
     try:
         (cpu,) = os.sched_getaffinity(sleepers[0])
         # another thread that runs on the held CPU leaves its statement free
@@ -72,10 +73,11 @@ def test_a_thread_that_has_ended_is_not_an_error(sleepers: list[int]) -> None:
     gone = subprocess.Popen(["true"])
     gone.wait()
     everywhere = os.sched_getaffinity(0)
-    held = SharedCpu(gone.pid)
+    held = SharedCpu((gone.pid, sleepers[1]))
+    assert len(os.sched_getaffinity(sleepers[1])) == 1  # the threads still running are held
     held.release()
     assert os.sched_getaffinity(0) == everywhere
-    follow = SharedCpu(sleepers[0])  # the failed hold left its CPU free
+    follow = SharedCpu((sleepers[0],))  # the failed hold left its CPU free
     try:
         assert len(os.sched_getaffinity(sleepers[0])) == 1
     finally:

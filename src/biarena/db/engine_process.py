@@ -7,8 +7,8 @@ fetched into Python count against neither. So statements run in a child process 
 memory the parent reads while a statement runs (every few milliseconds near the cap); past the memory limit plus
 MEMORY_MARGIN, or past the time limit, the child is killed (no waiting for the engine to notice an interrupt) and the
 next request starts another. At most MAX_PROCESSES stay running in one biarena process: a benchmark of many
-databases does not keep an engine process for each. While a statement is short, the engine process's main thread
-shares the caller's CPU (SharedCpu).
+databases does not keep an engine process for each. While a statement is short, the engine process's threads share
+the caller's CPU (SharedCpu).
 """
 
 import contextlib
@@ -112,6 +112,9 @@ class EngineProcess:
         self.temp_directory: Path | None = None
         """The running engine process's spill area (removed with the process)."""
         self._process: subprocess.Popen | None = None
+        self._threads: tuple[int, ...] = ()
+        """The running engine process's threads, its main thread first (held on the caller's CPU while a statement is
+        short)."""
         self._statm: int | None = None
         self._stat: int | None = None
         self._poller: Any = None
@@ -150,7 +153,7 @@ class EngineProcess:
                     _running.move_to_end(id(self))
         process = self._process
         assert process is not None and process.stdin is not None
-        shared = SharedCpu(process.pid)
+        shared = SharedCpu(self._threads)
         try:
             try:
                 send_message(process.stdin, message)
@@ -209,6 +212,7 @@ class EngineProcess:
         if kind != "ok":
             self.stop()
             raise NotFoundError(f"cannot open {self.path} as a {self.label} database: {value}")
+        self._threads = tuple(value or (process.pid,))
 
     def _exited(self) -> bool:
         """True when the process has ended. A killed multi-threaded process shows as a zombie before the kernel lets

@@ -80,6 +80,16 @@ def _leave_with_parent(parent: int) -> None:
     os._exit(1)
 
 
+def _engine_threads(watcher: threading.Thread) -> list[int]:
+    """This process's threads but the watcher (the main thread first), or [] where they cannot be listed."""
+    try:
+        listed = sorted(int(t) for t in os.listdir("/proc/self/task"))
+    except (OSError, ValueError):
+        return []
+    main = os.getpid()
+    return [main] + [t for t in listed if t not in (main, watcher.native_id)]
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error)
     return text.splitlines()[0] if text else type(error).__name__
@@ -98,7 +108,8 @@ def serve() -> None:
     quiet = os.open(os.devnull, os.O_RDWR)
     os.dup2(quiet, 0)
     os.dup2(quiet, 1)
-    threading.Thread(target=_leave_with_parent, args=(os.getppid(),), daemon=True).start()
+    watcher = threading.Thread(target=_leave_with_parent, args=(os.getppid(),), daemon=True)
+    watcher.start()
     _, name, path, options, temp_directory, data_limit = read_message(requests)
     if data_limit:
         # A second bound beside the parent's watch: an allocation past it fails at once, however fast it grows.
@@ -110,7 +121,7 @@ def serve() -> None:
     except Exception as error:
         send_message(replies, ("NotFound", _first_line(error)))
         return
-    send_message(replies, ("ok", None))
+    send_message(replies, ("ok", _engine_threads(watcher)))
     caught = (*engine.errors, MemoryError)
     while True:
         try:

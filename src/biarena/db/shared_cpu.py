@@ -1,21 +1,23 @@
-"""SharedCpu: the calling thread and an engine process's main thread kept on one CPU while a short statement runs.
+"""SharedCpu: the calling thread and an engine process's threads kept on one CPU while a short statement runs.
 
-A statement sent to an engine process wakes that process, and its reply wakes the sender. When the two sleep and
-wake on different CPUs, each wake-up crosses CPUs and finds an idle one halted: on a virtual machine that costs more
-than a small statement itself (a round trip of `SELECT 42` measured 0.39 ms of CPU with the two apart, 0.13 ms on
-one CPU, on a 2-core virtual machine). So for the first few milliseconds of a statement both threads are held on the
-CPU the sender runs on; the process's other threads (an engine's own workers) stay free. A statement still running
-after that lets both go, so that long statements spread over every CPU as before; and a CPU holds one statement at a
-time, so that statements run at once from several threads are never held on one CPU together.
+A statement sent to an engine process wakes that process, and its reply wakes the sender; the engine wakes its own
+worker threads too (DuckDB's). When they sleep and wake on different CPUs, each wake-up crosses CPUs and finds an idle
+one halted: on a virtual machine that costs more than a small statement itself (a round trip of `SELECT 42` measured
+0.39 ms of CPU with the two processes apart, 0.13 ms on one CPU, on a 2-core virtual machine; DuckDB's worker thread
+cost bis-synth's 2 ms statements 0.5 ms of CPU each and bought them no speed). So for the first few milliseconds of a
+statement the sender and the engine's threads are held on the CPU the sender runs on. A statement still running
+after that lets them all go, so that long statements spread over every CPU as before; and a CPU holds one statement
+at a time, so that statements run at once from several threads are never held on one CPU together.
 """
 
 import contextlib
 import os
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 HOLD_SECONDS = 0.02
-"""How long a statement keeps the sender and the engine process's main thread on one CPU."""
+"""How long a statement keeps the sender and the engine process's threads on one CPU."""
 
 
 def _cpu_reader() -> Any:
@@ -40,16 +42,16 @@ _held_lock = threading.Lock()
 
 
 class SharedCpu:
-    """Hold this thread and the thread `pid` (an engine process's main thread) on this thread's CPU until `release`.
+    """Hold this thread and the threads `threads` (an engine process's, by id) on this thread's CPU until `release`.
 
     Does nothing where threads cannot be placed (not Linux), when this thread may run on one CPU only, or when another
     statement holds this CPU already.
     """
 
-    __slots__ = ("_cpu", "_mask", "_pid")
+    __slots__ = ("_cpu", "_mask", "_threads")
 
-    def __init__(self, pid: int) -> None:
-        self._pid = pid
+    def __init__(self, threads: Sequence[int]) -> None:
+        self._threads = threads
         self._mask: set[int] | None = None
         self._cpu = -1
         if _sched_getcpu is None:
@@ -65,18 +67,21 @@ class SharedCpu:
                 _held.add(cpu)
             self._cpu, self._mask = cpu, mask
             os.sched_setaffinity(0, (cpu,))
-            os.sched_setaffinity(pid, (cpu,))
-        except OSError:  # the engine process has just ended: the request finds out
+            for thread in self._threads:
+                with contextlib.suppress(OSError):  # a thread that has ended (the request finds out if it was all)
+                    os.sched_setaffinity(thread, (cpu,))
+        except OSError:  # this thread's CPUs cannot be read or set: everything stays as it was
             self.release()
 
     def release(self) -> None:
-        """Let both threads run on any of this thread's CPUs again (at most once)."""
+        """Let this thread and the held ones run on any of this thread's CPUs again (at most once)."""
         mask, self._mask = self._mask, None
         if mask is None:
             return
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, mask)
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(self._pid, mask)
+        for thread in self._threads:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(thread, mask)
         with _held_lock:
             _held.discard(self._cpu)

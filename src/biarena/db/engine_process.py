@@ -177,6 +177,7 @@ class EngineProcess:
             self._stop()
         self._stop = None
         self._process = None
+        self._threads = ()
         self._statm = self._stat = self._poller = None
         self.temp_directory = None
 
@@ -263,7 +264,7 @@ class EngineProcess:
             if not self._poller.poll(max(0.0, min(wake - now, left)) * 1000):
                 now = time.monotonic()
                 if shared is not None and now >= started + HOLD_SECONDS:
-                    shared.release()  # a long statement: both threads may go to any CPU again
+                    shared.release()  # a long statement: the held threads may go to any CPU again
                     shared = None
                 if now < reading:
                     continue

@@ -26,8 +26,9 @@ def _dates(db: Database, roles: Roles, types: ColumnTypes) -> list[str]:
     dates: set[str] = set()
     for fact in roles.facts:
         if fact.time:
-            day = sb.day(types.ref(fact.table, fact.time.column), db.dialect)
-            query = exp.select(day).distinct().from_(sb.table(fact.table))
+            holder = fact.time.table or fact.table
+            day = sb.day(types.ref(holder, fact.time.column), db.dialect)
+            query = exp.select(day).distinct().from_(sb.table(holder))
             rows = db.execute(sb.render(query, db.dialect), max_rows=100_000).rows
             dates.update(str(r[0])[:10] for r in rows if r[0])
     return sorted(dates)
@@ -47,8 +48,9 @@ def latest_time(db: Database, roles: Roles) -> datetime | None:
     types = ColumnTypes(db)
     for fact in roles.facts:
         if fact.time:
-            moment = sb.moment(types.ref(fact.table, fact.time.column), db.dialect)
-            query = exp.select(exp.Max(this=moment)).from_(sb.table(fact.table))
+            holder = fact.time.table or fact.table
+            moment = sb.moment(types.ref(holder, fact.time.column), db.dialect)
+            query = exp.select(exp.Max(this=moment)).from_(sb.table(holder))
             value = db.execute(sb.render(query, db.dialect)).rows[0][0]
             if value:
                 found = _as_moment(value)
@@ -77,6 +79,20 @@ def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> 
         if len(probe) > draft.limit and probe[draft.limit - 1][-1] == probe[draft.limit][-1]:
             return False
     return True
+
+
+def by_turns(drafts: list[TemplateDraft]) -> list[TemplateDraft]:
+    """The drafts with their facts taking turns (each fact's in their own order), so that a fact with few metrics
+    still gets its share of a category's questions beside one with many."""
+    queues: dict[str, list[TemplateDraft]] = {}
+    for draft in drafts:
+        queues.setdefault(draft.tables[0] if draft.tables else "", []).append(draft)
+    turns: list[TemplateDraft] = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                turns.append(queue.pop(0))
+    return turns
 
 
 @dataclass
@@ -109,7 +125,7 @@ def generate_question_set(
     made = GeneratedQuestions([])
     for category in categories:
         kept = 0
-        for draft in TEMPLATES[category](context):
+        for draft in by_turns(TEMPLATES[category](context)):
             if kept >= per_category:
                 break
             wanted = [lang for lang in languages if lang in draft.texts]

@@ -29,7 +29,9 @@ def zh(*parts: str) -> str:
 
 
 def plural(word: str) -> str:
-    """English plural of a business noun."""
+    """English plural of a business noun ("special features" is one already)."""
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word
     if word.endswith(("s", "x", "ch", "sh")):
         return word + "es"
     if word.endswith("y") and word[-2:-1] not in "aeiou":

@@ -1,5 +1,6 @@
 """Column roles: the small annotation the template factory needs to ask questions of a database."""
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -21,16 +22,31 @@ Names = Annotated[dict[str, str], AfterValidator(_with_english)]
 
 
 class Metric(BaseModel):
-    """A numeric column worth aggregating, with its business names."""
+    """What a fact measures: a numeric column, an expression over its columns, or its rows counted."""
 
     model_config = ConfigDict(extra="forbid")
 
-    column: str
+    column: str | None = None
     """Column name in the fact table."""
+    expression: str | None = None
+    """Instead of a column, an SQL expression over the fact's columns (`UnitPrice * Quantity`)."""
+    rows: bool = False
+    """Instead of a column, the fact's rows counted (`number of rentals`): aggregation `count` only."""
     aggregations: list[Aggregation] = Field(default_factory=lambda: ["sum", "avg"])
     """Aggregations that make business sense for it (a rate is averaged, not summed)."""
     names: Names
     """Business name per language (`en: conversion rate`, `zh: 转化率`); abbreviations welcome."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "Metric":
+        given = [name for name in ("column", "expression") if getattr(self, name)] + (["rows"] if self.rows else [])
+        if len(given) != 1:
+            raise ValueError("give one of column, expression or rows: true")
+        if self.rows and "aggregations" not in self.model_fields_set:
+            self.aggregations = ["count"]
+        if self.rows and self.aggregations != ["count"]:
+            raise ValueError("a metric of rows: true is counted (aggregations: [count])")
+        return self
 
 
 class Dimension(BaseModel):
@@ -57,6 +73,9 @@ class TimeRole(BaseModel):
 
     column: str
     grain: Literal["hour", "day"] = "hour"
+    table: str | None = None
+    """Table holding it when not the fact table: a line table's time is its order's date (a join path must lead
+    there)."""
 
 
 class Fact(BaseModel):
@@ -88,6 +107,29 @@ class Join(BaseModel):
             if side.count(".") != 1:
                 raise ValueError(f"'{side}' must be table.column")
         return self
+
+
+MAX_JOIN_HOPS = 5
+"""Most joins a question makes from its fact to a dimension's table (payment -> rental -> inventory -> film ->
+film category -> category)."""
+
+
+@dataclass(frozen=True)
+class JoinStep:
+    """One join on a path: `table` joined to `from_table` on `from_column` = `column`."""
+
+    from_table: str
+    from_column: str
+    table: str
+    column: str
+
+
+def _step(join: Join, here: str) -> JoinStep:
+    left_table, left_column = join.left.split(".")
+    right_table, right_column = join.right.split(".")
+    if left_table == here:
+        return JoinStep(left_table, left_column, right_table, right_column)
+    return JoinStep(right_table, right_column, left_table, left_column)
 
 
 class ValueMapping(BaseModel):
@@ -127,6 +169,36 @@ class Roles(BaseModel):
             tables = {join.left.split(".")[0], join.right.split(".")[0]}
             if tables == {fact, table}:
                 return join
+        return None
+
+    def join_path(self, fact: str, table: str) -> list[JoinStep] | None:
+        """The joins that lead from `fact` to `table`, shortest first; None when none does.
+
+        A direct join is taken either way round; a longer path follows joins from `left` to `right` only (from a
+        foreign key to the key it references), so that each fact row meets at most one row of every table on the
+        way and no measure is counted twice.
+        """
+        if fact == table:
+            return []
+        direct = self.join_to(fact, table)
+        if direct is not None:
+            return [_step(direct, fact)]
+        paths: list[tuple[str, list[JoinStep]]] = [(fact, [])]
+        seen = {fact}
+        for _ in range(MAX_JOIN_HOPS):
+            longer: list[tuple[str, list[JoinStep]]] = []
+            for here, steps in paths:
+                for join in self.joins:
+                    if join.left.split(".")[0] != here:
+                        continue
+                    step = _step(join, here)
+                    if step.table in seen:
+                        continue
+                    if step.table == table:
+                        return [*steps, step]
+                    seen.add(step.table)
+                    longer.append((step.table, [*steps, step]))
+            paths = longer
         return None
 
 

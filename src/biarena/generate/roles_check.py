@@ -31,16 +31,22 @@ def check_roles(roles: Roles, db: Database, path: str | Path) -> None:
         at = f"fact '{fact.table}'"
         table(fact.table, at)
         for metric in fact.metrics:
-            column(metric.column, fact.table, f"{at}, metric column")
+            if metric.column is not None:
+                column(metric.column, fact.table, f"{at}, metric column")
+            if metric.expression is not None:
+                _check_expression(metric.expression, fact.table, db.dialect, f"{path}: {at}, metric expression", column)
         for dim in fact.dimensions:
             holder = dim.table or fact.table
             column(dim.column, holder, f"{at}, dimension column")
-            if dim.table and dim.table != fact.table and roles.join_to(fact.table, dim.table) is None:
+            if dim.table and dim.table != fact.table and roles.join_path(fact.table, dim.table) is None:
                 raise FormatError(
                     f"{path}: {at}, dimension column '{dim.column}': no join leads from '{fact.table}' to '{dim.table}'"
                 )
         if fact.time:
-            column(fact.time.column, fact.table, f"{at}, time column")
+            holder = fact.time.table or fact.table
+            column(fact.time.column, holder, f"{at}, time column")
+            if holder != fact.table and roles.join_path(fact.table, holder) is None:
+                raise FormatError(f"{path}: {at}, time column: no join leads from '{fact.table}' to '{holder}'")
         for name in fact.ids:
             column(name, fact.table, f"{at}, id column")
     for join in roles.joins:
@@ -60,6 +66,19 @@ def check_roles(roles: Roles, db: Database, path: str | Path) -> None:
             except (SqlProblem, SqlglotError) as error:
                 reason = " ".join(str(error).split())
                 raise FormatError(f"{path}: {at}, where: '{mapping.where}' fails: {reason}") from None
+
+
+def _check_expression(text: str, table: str, dialect: str, where: str, column: object) -> None:
+    """An expression that parses in the dialect and names only the fact's columns."""
+    try:
+        node = sb.parse_expression(text, dialect)
+    except (SqlglotError, ValueError) as error:
+        reason = " ".join(str(error).split())
+        raise FormatError(f"{where}: '{text}' is not an SQL expression: {reason}") from None
+    for ref in node.find_all(exp.Column):
+        column(ref.name, table, where)  # type: ignore[operator]
+    if node.find(exp.Select, exp.Subquery) is not None:
+        raise FormatError(f"{where}: '{text}' may name the fact's columns, not a query")
 
 
 def _columns(db: Database) -> dict[str, set[str]]:

@@ -1,200 +1,444 @@
-"""draft_roles: a roles file drafted from a database's schema and data, commented for a person to edit.
+"""draft_roles: a roles file drafted from what a database declares, then what its data show, then its names,
+commented for a person to edit.
 
-What is drafted: a time column per table (a DATE/TIMESTAMP column, or text holding ISO dates), numeric measures with
-aggregations that fit their names (a rate is averaged, an amount summed), low-cardinality columns as dimensions (on the
-table itself and on the tables it joins), joins from foreign keys or from matching key names (`orders.customer_id` ->
-`customers.customer_id` or `customers.id`), and English names made from the column names.
+- **Keys** are the declared primary and foreign keys, the columns other tables' keys reference, and columns whose
+  data say identifier (a whole number unique per row, counting up); a name ending in id, key or number only breaks
+  ties. A key is never a measure nor a dimension.
+- **Facts** are the tables that record business events or amounts: an event time of their own or of the row they
+  belong to (an invoice line has its invoice's date), or additive measures, on a table no other table looks up.
+  Bridge tables (only keys) and small reference tables are joined through, not asked about.
+- **Measures**: every fact's rows counted ("number of rentals"), its numeric columns that are neither keys, calendar
+  parts nor coordinates (a rate or price averaged, an amount summed), and price x quantity where a line table has
+  both ("sales").
+- **Dimensions**: descriptive columns with 2 to 30 values on the fact or on a table reached through foreign keys
+  (line -> track -> genre), never contact details or people's names; each name says what it is ("genre",
+  "media type", "employee title") and no two collide.
+- **Time**: the event's date or time, never a maintenance stamp (`last_update`, `updated_at`) or a birth date.
+- **Joins**: the declared foreign keys, else columns named after another table's key (`orders.customer_id` ->
+  `customers.customer_id`, `Invoice.CustomerId` -> `Customer.CustomerId`), or a column a small lookup table holds
+  once per row.
 """
 
 import json
-import re
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
-
-from sqlglot import exp
 
 from biarena.db import Database
 from biarena.generate import sql_builder as sb
-from biarena.generate.column_types import ColumnTypes
+from biarena.generate.column_words import (
+    is_audit,
+    is_birth,
+    is_calendar_part,
+    is_contact,
+    is_coordinate,
+    key_stem,
+    names_key,
+    phrase,
+    table_noun,
+    words,
+)
+from biarena.generate.phrasing import plural
+from biarena.generate.roles import MAX_JOIN_HOPS
 from biarena.generate.sql_builder import ColumnRef
+from biarena.generate.table_profile import ColumnProfile, TableProfile, profile_tables
 
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
-_AVERAGED = re.compile(r"(rate|ratio|pct|percent|share|score|rating|ctr|cvr|util|usage|margin|price|age|avg|mean)")
-_KEY_NAME = re.compile(r"(^id$|_id$|^id_|_key$|_code$|_no$|_number$|^index$|^zip|postal|phone)", re.I)
-_CALENDAR = re.compile(r"^(year|month|day|week|quarter|hour|weekday)s?$", re.I)
-SAMPLE_ROWS = 200
-"""Rows read per table to recognise dates and measures."""
 MAX_DIMENSION_VALUES = 30
 """A column with more distinct values than this is not drafted as a dimension (an id, a name, free text)."""
+SMALL_TABLE = 30
+"""A table with fewer rows than this is a reference table (stores, staff, categories), not a fact."""
+MAX_DIMENSIONS = 10
+"""Most dimensions drafted per fact: its own first, then the nearest tables'."""
+_AVERAGED = {"rate", "ratio", "pct", "percent", "percentage", "share", "score", "rating", "ctr", "cvr", "util",
+             "utilization", "utilisation", "usage", "margin", "price", "age", "avg", "mean", "discount", "duration",
+             "length", "temperature", "level", "stars", "multiplier"}
+_GENERIC_MEASURES = {"total", "amount", "value", "sum", "cost", "fee", "balance", "price"}
+_GENERIC_DIMENSIONS = {"name", "title", "type", "description", "status", "kind", "code", "class", "level", "label"}
+_PRICE = {"price", "unitprice"}
+_QUANTITY = {"quantity", "qty", "units"}
+
+Edge = tuple[str, str, str, str]
+"""A join: (table, column, referenced table, referenced column)."""
 
 
 @dataclass
-class _Table:
-    name: str
-    rows: int
-    storage: dict[str, str]
-    distinct: dict[str, int]
-    time: str | None = None
+class _FactDraft:
+    table: TableProfile
+    time: tuple[str, str] | None = None
+    """(table holding it, column)."""
     grain: str = "day"
     measures: list[str] = field(default_factory=list)
-    dimensions: list[str] = field(default_factory=list)
-    keys: list[str] = field(default_factory=list)
     fractions: set[str] = field(default_factory=set)
-    """Measures whose values all lie between 0 and 1: shares or rates, averaged rather than summed."""
-
-
-def _words(name: str) -> str:
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ").replace("-", " ")
-    return " ".join(spaced.split()).lower()
-
-
-def _singular(name: str) -> str:
-    lowered = name.lower()
-    if lowered.endswith("ies"):
-        return lowered[:-3] + "y"
-    if lowered.endswith(("ses", "xes")):
-        return lowered[:-2]
-    return lowered[:-1] if lowered.endswith("s") and not lowered.endswith("ss") else lowered
-
-
-def _scalar(db: Database, query: exp.Expression) -> object:
-    return db.execute(sb.render(query, db.dialect)).rows[0][0]
-
-
-def _read_table(db: Database, types: ColumnTypes, name: str) -> _Table:
-    storage = dict(types.of(name))
-    sample = db.sample_rows(name, SAMPLE_ROWS)
-    for column in sample.columns:
-        storage.setdefault(column, "other")
-    count = _scalar(db, exp.select(sb.count_rows()).from_(sb.table(name)))
-    distinct_of = [
-        exp.alias_(exp.Count(this=exp.Distinct(expressions=[sb.column(ColumnRef(c))])), f"d{i}")
-        for i, c in enumerate(sample.columns)
-    ]
-    counts = db.execute(sb.render(exp.select(*distinct_of).from_(sb.table(name)), db.dialect)).rows[0]
-    table = _Table(
-        name, int(count or 0), storage, {c: int(n or 0) for c, n in zip(sample.columns, counts, strict=True)}
-    )
-    for index, column in enumerate(sample.columns):
-        values = [row[index] for row in sample.rows if row[index] is not None]
-        kind = storage[column]
-        is_date = kind in ("date", "timestamp") or (
-            kind == "text" and bool(values) and all(isinstance(v, str) and _ISO_DATE.match(v) for v in values)
-        )
-        keyish = bool(_KEY_NAME.search(column)) or (table.rows > 1 and table.distinct[column] == table.rows)
-        if is_date:
-            if table.time is None:
-                table.time = column
-                with_time = [str(v) for v in values if len(str(v)) > 10 and str(v)[11:19].strip("0:")]
-                table.grain = "hour" if kind == "timestamp" or with_time else "day"
-            continue
-        if keyish and kind in ("number", "text", "other"):
-            table.keys.append(column)
-        if kind == "number" and not keyish and not _CALENDAR.match(column) and table.distinct[column] > 2:
-            table.measures.append(column)
-            if values and all(0 <= float(v) <= 1 for v in values) and any(float(v) % 1 for v in values):
-                table.fractions.add(column)
-        elif (
-            kind in ("text", "number", "boolean")
-            and 2 <= table.distinct[column] <= MAX_DIMENSION_VALUES
-            and (not keyish or kind == "text")
-        ):
-            table.dimensions.append(column)
-    return table
-
-
-def _joins(db: Database, tables: dict[str, _Table]) -> list[tuple[str, str, str, str]]:
-    """(table, column, other table, other column): declared foreign keys, else columns named after a table's key."""
-    found: list[tuple[str, str, str, str]] = []
-    for name in tables:
-        for column, other, other_column in db.foreign_keys(name):
-            if other in tables and other_column:
-                found.append((name, column, other, other_column))
-    if found:
-        return found
-    for name, table in tables.items():
-        for column in table.storage:
-            if not column.lower().endswith("_id") and column.lower() not in {t.lower() for t in tables}:
-                continue
-            stem = column.lower().removesuffix("_id")
-            for other_name, other in tables.items():
-                if other_name == name or (_singular(other_name) != _singular(stem) and other_name.lower() != stem):
-                    continue
-                target = next((c for c in (column, "id", f"{stem}_id") if c in other.storage), None)
-                if target and other.rows and other.distinct.get(target) == other.rows:
-                    found.append((name, column, other_name, target))
-    # a lookup table (few rows, a key shared with a fact) joins by that column too: `cpu.ip` = `microservice.ip`
-    for name, table in tables.items():
-        for other_name, other in tables.items():
-            if other_name == name or not other.rows or other.rows >= table.rows:
-                continue
-            for column in table.storage:
-                shared = column in other.storage and other.distinct.get(column) == other.rows
-                taken = any(a == name and c == other_name for a, _, c, _ in found)
-                if shared and not taken and column not in table.keys and column not in table.measures:
-                    found.append((name, column, other_name, column))
-    return found
+    sales: tuple[str, str, str | None] | None = None
+    """(price, quantity, discount) columns of a line table."""
+    dimensions: list[tuple[str, str]] = field(default_factory=list)
+    """(holder table, column)."""
+    ids: list[str] = field(default_factory=list)
+    catalogue: bool = False
+    """A table others look up that holds amounts (products and their stock): asked about after the events."""
+    nouns: dict[tuple[str, str], str] = field(default_factory=dict)
+    """What each dimension's table is to the fact (`support rep` for an employee table)."""
 
 
 def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _joins(tables: dict[str, TableProfile]) -> list[Edge]:
+    """The declared foreign keys; else columns named after another table's key; plus small lookup tables' columns."""
+    found: list[Edge] = [(t.name, c, o, r) for t in tables.values() for c, o, r in t.foreign if o != t.name]
+    if found:
+        return found
+    nouns = {name: table_noun(name) for name in tables}
+    for name, table in tables.items():
+        for column in table.columns:
+            stem = key_stem(column) or (phrase(column) if phrase(column) in nouns.values() else None)
+            if stem is None:
+                continue
+            for other_name, other in tables.items():
+                if other_name == name or nouns[other_name] not in (stem, table_noun(stem)):
+                    continue
+                candidates = [column, "id", *other.primary, f"{stem.replace(' ', '_')}_id"]
+                target = next((c for c in candidates if c in other.columns and other.unique(c)), None)
+                if target:
+                    found.append((name, column, other_name, target))
+    # a lookup table (few rows, a key shared with a fact) joins by that column too: `cpu.ip` = `microservice.ip`
+    for name, table in tables.items():
+        for other_name, other in tables.items():
+            if other_name == name or not other.rows or other.rows >= table.rows:
+                continue
+            taken = any(a == name and c == other_name for a, _, c, _ in found)
+            for column in table.columns:
+                if not taken and column in other.columns and other.unique(column) and not _numeric_measure(
+                    table, column
+                ):
+                    found.append((name, column, other_name, column))
+                    taken = True
+    return found
+
+
+def _numeric_measure(table: TableProfile, column: str) -> bool:
+    found = table.columns[column]
+    return found.storage == "number" and not found.integral
+
+
+def _keys(tables: dict[str, TableProfile], joins: list[Edge]) -> dict[str, set[str]]:
+    """Each table's identifier columns: declared, referenced, or shown by the data (names break ties)."""
+    keys: dict[str, set[str]] = defaultdict(set)
+    for table in tables.values():
+        keys[table.name].update(table.primary)
+        keys[table.name].update(column for column, _, _ in table.foreign)  # `ReportsTo` too, a key of its own table
+    for left, column, right, other in joins:
+        keys[left].add(column)
+        keys[right].add(other)
+    for table in tables.values():
+        for column in table.columns.values():
+            if column.name in keys[table.name] or column.is_date:
+                continue
+            unique = table.unique(column.name)
+            counting = (
+                column.storage == "number"
+                and unique
+                and column.integral
+                and isinstance(column.low, int | float)
+                and isinstance(column.high, int | float)
+                and column.high - column.low < 2 * table.rows
+            )
+            named = names_key(column.name)
+            # a name ending in id or number decides for a number, a unique value or a text with many values
+            many = column.storage == "text" and column.distinct > MAX_DIMENSION_VALUES
+            if counting or (named and (column.storage in ("number", "other") or unique or many)):
+                keys[table.name].add(column.name)
+    return keys
+
+
+def _time_of(table: TableProfile) -> ColumnProfile | None:
+    """The column holding when a row's event happened: a date that is no audit stamp or birth date, filled in."""
+    found = [
+        c
+        for c in table.columns.values()
+        if c.is_date and not is_audit(c.name) and not is_birth(c.name) and c.distinct >= 3
+    ]
+    if not found:
+        return None
+    return min(found, key=lambda c: (c.non_null < 0.9 * table.rows, list(table.columns).index(c.name)))
+
+
+def _measures(table: TableProfile, keys: set[str]) -> list[ColumnProfile]:
+    return [
+        c
+        for c in table.columns.values()
+        if c.storage == "number"
+        and c.name not in keys
+        and not is_calendar_part(c.name)
+        and not is_coordinate(c.name)
+        and not is_contact(c.name)
+        and c.distinct > 2
+        and c.non_null >= 0.5 * table.rows
+    ]
+
+
+def _describes(table: TableProfile, column: ColumnProfile, keys: set[str]) -> bool:
+    """A column worth grouping and filtering by: few values, descriptive, no key, no contact detail or date."""
+    if column.name in keys or column.is_date or is_audit(column.name) or is_contact(column.name):
+        return False
+    if column.contact_shaped or column.listed or not 2 <= column.distinct <= MAX_DIMENSION_VALUES:
+        return False
+    if column.non_null < 0.5 * table.rows:
+        return False
+    # a number is an amount or a flag (0/1: "discontinued 0" is no way to ask); a flag written as text or a
+    # boolean is a category
+    return column.storage in ("text", "boolean")
+
+
+def _sales(table: TableProfile, measures: list[ColumnProfile]) -> tuple[str, str, str | None] | None:
+    """Price, quantity and discount columns of a line table, when it has a price and a quantity."""
+    numbers = [c for c in table.columns.values() if c.storage == "number"]
+    price = next((c.name for c in numbers if _PRICE & (set(words(c.name)) | {"".join(words(c.name))})), None)
+    quantity = next((c.name for c in numbers if _QUANTITY & set(words(c.name))), None)
+    if price is None or quantity is None:
+        return None
+    discount = next((c.name for c in measures if "discount" in words(c.name) and c.fraction), None)
+    return price, quantity, discount
+
+
+def _steps(joins: list[Edge], tables: dict[str, TableProfile]) -> list[Edge]:
+    """The joins a question may follow from a fact: each foreign key to the key it references, and back where the
+    foreign key is unique (one row per referenced row: a film's one category row), so no fact row is counted twice."""
+    steps = list(joins)
+    for left, column, right, other in joins:
+        if tables[left].unique(column):
+            steps.append((right, other, left, column))
+    return steps
+
+
+def _reachable(fact: str, steps: list[Edge], tables: dict[str, TableProfile]) -> list[tuple[str, str, Edge]]:
+    """Tables reached from `fact` along `steps`, nearest first: (table, what its rows are to the fact, last step).
+
+    What a row is comes from the foreign key's name where it says a role (`SupportRepId` -> `support rep`), else
+    from the table's name; a foreign key holding one value throughout leads nowhere worth grouping by.
+    """
+    out: list[tuple[str, str, Edge]] = []
+    seen = {fact}
+    queue = deque([(fact, 0)])
+    while queue:
+        here, hops = queue.popleft()
+        if hops == MAX_JOIN_HOPS:
+            continue
+        for step in steps:
+            left, column, right, _ = step
+            if left != here or right in seen or tables[left].columns[column].distinct < 2:
+                continue
+            seen.add(right)
+            stem = key_stem(column)
+            noun = stem if stem and stem not in (table_noun(right), table_noun(left)) else table_noun(right)
+            out.append((right, noun, step))
+            queue.append((right, hops + 1))
+    return out
+
+
+def _facts(tables: dict[str, TableProfile], joins: list[Edge], keys: dict[str, set[str]]) -> list[_FactDraft]:
+    referenced = {right for _, _, right, _ in joins}
+    base = {n: t for n, t in tables.items() if not t.view} or tables
+    drafts: list[_FactDraft] = []
+    for table in base.values():
+        own = keys[table.name]
+        bridge = all(c in own or is_audit(c) for c in table.columns) and len(own) >= 2
+        if bridge or table.rows < SMALL_TABLE:
+            continue
+        time = _time_of(table)
+        measures = _measures(table, own)
+        if table.name in referenced and time is None and not measures:
+            continue  # a table others look up (customers, stores): its columns are their dimensions
+        draft = _FactDraft(table, ids=[c for c in table.columns if c in own])
+        if table.name in referenced and time is None:
+            # a catalogue others look up (products, films): its amounts are asked about, its rows are no events
+            draft.measures = [c.name for c in measures]
+            draft.fractions = {c.name for c in measures if c.fraction}
+            draft.catalogue = True
+            drafts.append(draft)
+            continue
+        if time is not None:
+            draft.time, draft.grain = (table.name, time.name), "hour" if time.time_of_day else "day"
+        else:
+            parents = [
+                (right, found)
+                for left, _, right, _ in joins
+                if left == table.name and (found := _time_of(tables[right])) is not None
+            ]
+            if parents:
+                holder, column = parents[0]
+                draft.time, draft.grain = (holder, column.name), "hour" if column.time_of_day else "day"
+        draft.measures = [c.name for c in measures]
+        draft.fractions = {c.name for c in measures if c.fraction}
+        draft.sales = _sales(table, measures)
+        if draft.time is None and not draft.measures:
+            continue
+        drafts.append(draft)
+    if not drafts:
+        # nothing records events: every table with a measure is asked about, as a last resort
+        for table in base.values():
+            measures = _measures(table, keys[table.name])
+            if measures and table.rows:
+                drafts.append(_FactDraft(table, measures=[c.name for c in measures]))
+    drafts.sort(key=lambda d: (d.catalogue, d.time is None, -d.table.rows, d.table.name))
+    return drafts
+
+
+def _dimension_name(holder: str, column: str, noun: str) -> str:
+    """A dimension's name: the column's words, with what its table is to the fact (`noun`, empty on the fact's own
+    table) where they alone would not say it: "genre", "customer country", "support rep title"."""
+    spoken = phrase(column)
+    own = table_noun(holder)
+    if words(column)[-1] == "name":  # `Name`, `CategoryName`, a supplier's `CompanyName`: the thing itself
+        return noun or own
+    if not noun:
+        return f"{own} {spoken}" if set(words(column)) <= _GENERIC_DIMENSIONS else spoken
+    return spoken if spoken.startswith(noun) else f"{noun} {spoken}"
+
+
+def _metric_name(table: str, column: str) -> str:
+    spoken = phrase(column)
+    if spoken in _GENERIC_MEASURES:
+        return f"{table_noun(table)} {'amount' if spoken in ('total', 'sum') else spoken}"
+    return spoken
+
+
+def _unique_names(named: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+    """Names made unique: two columns called alike are each prefixed by their table ("customer country")."""
+    for _ in range(3):
+        holders: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for where, name in named.items():
+            holders[name].add(where)
+        clashes = {name for name, where in holders.items() if len(where) > 1}
+        if not clashes:
+            break
+        for where, name in list(named.items()):
+            if name in clashes:
+                noun = table_noun(where[0])
+                named[where] = f"{noun} {name}" if not name.startswith(noun) else f"{where[0]} {phrase(where[1])}"
+    return named
+
+
 def _aggregations(column: str, fraction: bool) -> list[str]:
-    return ["avg", "max"] if fraction or _AVERAGED.search(column.lower()) else ["sum", "avg"]
+    return ["avg", "max"] if fraction or _AVERAGED & set(words(column)) else ["sum", "avg"]
+
+
+def _expression(sales: tuple[str, str, str | None], dialect: str) -> str:
+    price, quantity, discount = (sb.render(sb.column(ColumnRef(c)), dialect) if c else None for c in sales)
+    text = f"{price} * {quantity}"
+    return f"{text} * (1 - {discount})" if discount else text
+
+
+def _dimensions(
+    draft: _FactDraft, tables: dict[str, TableProfile], steps: list[Edge], keys: dict[str, set[str]]
+) -> list[tuple[str, str]]:
+    """The fact's dimensions: its own columns first, then those of the tables its foreign keys lead to."""
+    fact = draft.table
+    found = [(fact.name, c.name) for c in fact.columns.values() if _describes(fact, c, keys[fact.name])]
+    draft.nouns.update({where: "" for where in found})
+    for holder, noun, _ in _reachable(fact.name, steps, tables):
+        table = tables[holder]
+        more = [(holder, c.name) for c in table.columns.values() if _describes(table, c, keys[holder])]
+        draft.nouns.update({where: noun for where in more})
+        found += more
+    return found[:MAX_DIMENSIONS]
+
+
+def _used_steps(facts: list[_FactDraft], steps: list[Edge], joins: list[Edge]) -> list[Edge]:
+    """The joins the roles file lists: the foreign keys, and the steps back along a unique one that a dimension's
+    path takes."""
+    holders = {holder for draft in facts for holder, _ in draft.dimensions}
+    extra = [s for s in steps[len(joins):] if s[2] in holders or any(s[0] == h for h in holders)]
+    return joins + extra
 
 
 def draft_roles(db: Database, database: str) -> str:
     """A commented roles.yaml for `db`, named `database` in the benchmark; ValueError when nothing can be measured."""
-    types = ColumnTypes(db)
-    tables = {name: _read_table(db, types, name) for name in db.tables()}
-    joins = _joins(db, tables)
-    facts = [t for t in tables.values() if t.measures]
+    tables = profile_tables(db)
+    if not tables:
+        raise ValueError("no table: the database is empty")
+    joins = _joins(tables)
+    keys = _keys(tables, joins)
+    steps = _steps(joins, tables)
+    facts = _facts(tables, joins, keys)
     if not facts:
-        raise ValueError("no numeric column to measure: write the roles file by hand (docs: generate templates)")
-    # tables with a time column first: they are the facts questions ask about most
-    facts.sort(key=lambda t: (t.time is None, -t.rows, t.name))
+        raise ValueError(
+            "no table records events or amounts (no date or numeric column outside the keys): "
+            "write the roles file by hand (docs: generate templates)"
+        )
+    for draft in facts:
+        draft.dimensions = _dimensions(draft, tables, steps, keys)
+    named: dict[tuple[str, str], str] = {}
+    # a column asked about from several facts keeps one name: its own table's, else the first (main) fact's
+    for own in (True, False):
+        for draft in facts:
+            for where in draft.dimensions:
+                if (draft.nouns[where] == "") == own:
+                    named.setdefault(where, _dimension_name(*where, draft.nouns[where]))
+    dim_names = _unique_names(named)
+    metric_names = _unique_names({(f.table.name, m): _metric_name(f.table.name, m) for f in facts for m in f.measures})
     lines = [
-        f"# Column roles of {database}, drafted by `biarena generate roles` from its schema and data.",
-        "# Check each role: delete what is not worth asking about, fix aggregations (a rate is averaged, not summed),",
-        "# and give names in the words your users say. Add `zh: ...` beside an `en:` name to ask in Chinese as well:",
-        "# a language is asked only where every name a question needs has a translation.",
+        f"# Column roles of {database}, drafted by `biarena generate roles` from its declared keys, its data and its",
+        "# names. Check each role: delete what is not worth asking about, fix aggregations (a rate is averaged, not",
+        "# summed), and give names in the words your users say. Add `zh: ...` beside an `en:` name to ask in Chinese",
+        "# as well: a language is asked only where every name a question needs has a translation.",
         f"database: {_quote(database)}",
         f"dialect: {db.dialect}",
         "recent_days: 3  # what 'recently' means, in days",
         "facts:",
     ]
-    for fact in facts:
-        lines += [
-            f"  - table: {_quote(fact.name)}  # {fact.rows} rows",
-            f"    names: {{en: {_quote(_words(fact.name))}}}",
-        ]
-        if fact.time:
-            lines.append(f"    time: {{column: {_quote(fact.time)}, grain: {fact.grain}}}  # {fact.storage[fact.time]}")
+    for draft in facts:
+        table = draft.table
+        noun = table_noun(table.name)
+        lines += [f"  - table: {_quote(table.name)}  # {table.rows} rows", f"    names: {{en: {_quote(noun)}}}"]
+        if draft.time is None:
+            lines.append("    # no event date or time: no questions about periods or trends on this table")
         else:
-            lines.append("    # no date or time column: no questions about periods or trends on this table")
-        if fact.keys:
-            lines.append(f"    ids: [{', '.join(_quote(k) for k in fact.keys)}]  # identifiers: filtered, never summed")
+            holder, column = draft.time
+            where = "" if holder == table.name else f", table: {_quote(holder)}"
+            kind = tables[holder].columns[column].storage
+            note = kind if holder == table.name else f"{kind}, the {table_noun(holder)}'s date, through the join"
+            lines.append(f"    time: {{column: {_quote(column)}{where}, grain: {draft.grain}}}  # {note}")
+        if draft.ids:
+            lines.append(f"    ids: [{', '.join(_quote(k) for k in draft.ids)}]  # identifiers: filtered, never summed")
         lines.append("    metrics:")
-        for column in fact.measures:
-            aggregations = ", ".join(_aggregations(column, column in fact.fractions))
+        lines.append(f"      - {{rows: true, names: {{en: {_quote(plural(noun))}}}}}  # rows counted")
+        if draft.sales:
             lines.append(
-                f"      - {{column: {_quote(column)}, aggregations: [{aggregations}], "
-                f"names: {{en: {_quote(_words(column))}}}}}"
+                f"      - {{expression: {_quote(_expression(draft.sales, db.dialect))}, aggregations: [sum, avg], "
+                f"names: {{en: \"sales\"}}}}  # price x quantity"
             )
-        dims = [(fact.name, c) for c in fact.dimensions]
-        for left, _, right, key in joins:
-            if left == fact.name:
-                # the joined table's key repeats the fact's own column: not a dimension of its own
-                dims += [(right, c) for c in tables[right].dimensions if (right, c) not in dims and c != key]
-        if dims:
+        for column in draft.measures:
+            aggregations = ", ".join(_aggregations(column, column in draft.fractions))
+            name = metric_names[(table.name, column)]
+            lines.append(
+                f"      - {{column: {_quote(column)}, aggregations: [{aggregations}], names: {{en: {_quote(name)}}}}}"
+            )
+        if draft.dimensions:
             lines.append("    dimensions:  # columns to filter and group by (few distinct values)")
-        for holder, column in dims:
-            where = "" if holder == fact.name else f", table: {_quote(holder)}"
-            count = tables[holder].distinct[column]
-            names = f"names: {{en: {_quote(_words(column))}}}"
+        for holder, column in draft.dimensions:
+            where = "" if holder == table.name else f", table: {_quote(holder)}"
+            count = tables[holder].columns[column].distinct
+            names = f"names: {{en: {_quote(dim_names[(holder, column)])}}}"
             lines.append(f"      - {{column: {_quote(column)}{where}, {names}}}  # {count} values")
+        left_out = _left_out(table, keys[table.name])
+        if left_out:
+            lines.append(f"    # not asked about: {left_out}")
     if joins:
         lines.append("joins:  # from foreign keys, or columns named after another table's key")
-        for left, column, right, other in joins:
+        for left, column, right, other in _used_steps(facts, steps, joins):
             lines.append(f"  - {{left: {_quote(f'{left}.{column}')}, right: {_quote(f'{right}.{other}')}}}")
     return "\n".join(lines) + "\n"
+
+
+def _left_out(table: TableProfile, keys: set[str]) -> str:
+    """The fact's columns the draft leaves out on purpose, with why (for the person who edits it)."""
+    reasons = []
+    for column in table.columns.values():
+        if is_audit(column.name) and column.is_date:
+            reasons.append(f"{column.name} (maintenance stamp)")
+        elif is_birth(column.name):
+            reasons.append(f"{column.name} (birth date)")
+        elif column.name not in keys and (is_contact(column.name) or column.contact_shaped):
+            reasons.append(f"{column.name} (contact or personal detail)")
+    return ", ".join(reasons)

@@ -225,6 +225,16 @@ def last_days(ref: ColumnRef, days: int, anchor: datetime, dialect: str) -> exp.
     return since(ref, anchor - timedelta(days=days), dialect)
 
 
+def calendar_days(ref: ColumnRef, days: int, anchor: datetime, dialect: str) -> exp.Expression:
+    """The last `days` calendar days, the anchor's day included (`in the last 7 days`: today and the 6 before)."""
+    return since(ref, days_start(anchor, days), dialect)
+
+
+def days_start(anchor: datetime, days: int) -> datetime:
+    """Midnight starting the last `days` calendar days that end on the anchor's day."""
+    return datetime.combine(anchor.date() - timedelta(days=days - 1), datetime.min.time())
+
+
 def week_start(when: date) -> date:
     """The Monday of the week holding `when`."""
     return when - timedelta(days=when.weekday())
@@ -236,6 +246,16 @@ def year_before(when: date) -> date:
         return when.replace(year=when.year - 1)
     except ValueError:
         return when.replace(year=when.year - 1, day=28)
+
+
+def parse_expression(text: str, dialect: str) -> exp.Expression:
+    """An SQL expression written in a roles file (`UnitPrice * Quantity`), parsed in the database's dialect."""
+    import sqlglot
+
+    node = sqlglot.parse_one(text, read=dialect)
+    if node is None or isinstance(node, exp.Query | exp.Command):
+        raise ValueError("not an expression")
+    return node
 
 
 def aggregate(name: str, node: exp.Expression) -> exp.Expression:

@@ -109,43 +109,78 @@ class Context:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a question reads from: the fact table, maybe joined to the dimension's table."""
+    """Where a question reads from: the fact table, joined to the tables its dimension or time column lives in."""
 
     fact: str
     tables: tuple[str, ...]
-    join: tuple[str, exp.Expression] | None = None
+    joins: tuple[tuple[str, exp.Expression], ...] = ()
 
     @property
     def qualified(self) -> bool:
         """True when column refs need their table (a join is made)."""
-        return self.join is not None
+        return bool(self.joins)
 
     def select(self, *columns: exp.Expression) -> exp.Select:
         """SELECT columns FROM the source."""
         query = exp.select(*columns).from_(sb.table(self.fact))
-        if self.join is not None:
-            other, condition = self.join
-            query = query.join(sb.table(other), on=condition)
+        for other, condition in self.joins:
+            query = query.join(sb.table(other), on=condition.copy())
         return query
+
+
+def _joined(ctx: Context, fact: Fact, *tables: str | None) -> Source:
+    """The fact joined along the roles' join paths to each of `tables` (None: the fact itself)."""
+    joins: list[tuple[str, exp.Expression]] = []
+    reached = [fact.table]
+    for wanted in tables:
+        if wanted is None or wanted in reached:
+            continue
+        path = ctx.roles.join_path(fact.table, wanted)
+        if path is None:
+            raise ValueError(f"no join from {fact.table} to {wanted}")
+        for step in path:
+            if step.table in reached:
+                continue
+            left = sb.column(ColumnRef(step.from_column, step.from_table))
+            right = sb.column(ColumnRef(step.column, step.table))
+            joins.append((step.table, exp.EQ(this=left, expression=right)))
+            reached.append(step.table)
+    return Source(fact.table, tuple(reached), tuple(joins))
+
+
+def _time_table(fact: Fact) -> str | None:
+    return fact.time.table if fact.time and fact.time.table and fact.time.table != fact.table else None
 
 
 def _source(ctx: Context, fact: Fact, dim: Dimension | None) -> tuple[Source, exp.Expression | None]:
     """The source a question on `fact` (and `dim`) reads, and the dimension's column expression."""
     if dim is None:
-        return Source(fact.table, (fact.table,)), None
-    if dim.table is None or dim.table == fact.table:
-        return Source(fact.table, (fact.table,)), sb.column(ColumnRef(dim.column))
-    join = ctx.roles.join_to(fact.table, dim.table)
-    if join is None:
-        raise ValueError(f"no join from {fact.table} to {dim.table}")
-    left, right = (sb.column(ColumnRef(*reversed(side.split(".", 1)))) for side in (join.left, join.right))
-    source = Source(fact.table, (fact.table, dim.table), (dim.table, exp.EQ(this=left, expression=right)))
-    return source, sb.column(ColumnRef(dim.column, dim.table))
+        return _joined(ctx, fact, _time_table(fact)), None
+    holder = dim.table if dim.table and dim.table != fact.table else None
+    source = _joined(ctx, fact, holder)
+    return source, sb.column(ColumnRef(dim.column, (holder or fact.table) if source.qualified else None))
 
 
-def _measure(fact: Fact, metric: Metric, aggregation: str, qualified: bool) -> exp.Expression:
-    ref = ColumnRef(metric.column, fact.table if qualified else None)
-    return sb.aggregate(aggregation, sb.column(ref))
+def metric_node(fact: Fact, metric: Metric, qualified: bool, dialect: str) -> exp.Expression:
+    """What a metric aggregates: its column, its expression (columns qualified by the fact when asked), or 1 for
+    a count of rows."""
+    if metric.rows:
+        return exp.Literal.number(1)
+    table = fact.table if qualified else None
+    if metric.column is not None:
+        return sb.column(ColumnRef(metric.column, table))
+    assert metric.expression is not None
+    node = exp.paren(sb.parse_expression(metric.expression, dialect), copy=False)
+    if table is not None:
+        for col in node.find_all(exp.Column):
+            col.set("table", sb.identifier(table))
+    return node
+
+
+def _measure(fact: Fact, metric: Metric, aggregation: str, qualified: bool, dialect: str) -> exp.Expression:
+    if metric.rows:
+        return sb.count_rows()
+    return sb.aggregate(aggregation, metric_node(fact, metric, qualified, dialect))
 
 
 def _value(node: exp.Expression, name: str = "value") -> exp.Expression:
@@ -175,8 +210,14 @@ def _draft(
 
 
 def _words(metric: Metric, aggregation: str) -> dict[str, str]:
+    """How a question names the aggregated metric: "total sales", "number of rentals" (never "total total")."""
     agg = AGGREGATION_WORDS[aggregation]
-    return {"en": f"{agg['en']} {metric.names['en']}", "zh": zh(agg["zh"], metric.names.get("zh", ""))}
+    english, chinese = metric.names["en"], metric.names.get("zh", "")
+    said = aggregation in ("sum", "count") and agg["en"].split()[0] in english.lower().split()
+    return {
+        "en": english if said else f"{agg['en']} {english}",
+        "zh": chinese if chinese.startswith(agg["zh"]) else zh(agg["zh"], chinese),
+    }
 
 
 def _dim_words(dim: Dimension) -> dict[str, str]:
@@ -188,17 +229,21 @@ def _dim_words(dim: Dimension) -> dict[str, str]:
 
 
 def _combos(ctx: Context, joined: bool | None = False) -> list[tuple[Fact, Metric, str, Dimension]]:
-    """(fact, metric, aggregation, dimension) choices; `joined` picks dimensions on other tables."""
+    """(fact, metric, aggregation, dimension) choices; `joined` picks dimensions on other tables (False: the fact's
+    own, or its joined ones when it has none of its own: a line table's dimensions are all on other tables)."""
     out = []
     for fact in ctx.roles.facts:
+        usable = [d for d in fact.dimensions if ctx.values(fact, d)]
+        own = [d for d in usable if d.table is None or d.table == fact.table]
+        if joined is None:
+            dims = usable
+        elif joined:
+            dims = [d for d in usable if d not in own]
+        else:
+            dims = own or usable
         for metric in fact.metrics:
             for aggregation in metric.aggregations:
-                for dim in fact.dimensions:
-                    on_other = dim.table is not None and dim.table != fact.table
-                    if joined is not None and on_other != joined:
-                        continue
-                    if ctx.values(fact, dim):
-                        out.append((fact, metric, aggregation, dim))
+                out.extend((fact, metric, aggregation, dim) for dim in dims)
     ctx.rng.shuffle(out)
     return out
 
@@ -210,7 +255,7 @@ def filtering(ctx: Context) -> list[TemplateDraft]:
         words, dw = _words(metric, aggregation), _dim_words(dim)
         source, ref = _source(ctx, fact, dim)
         assert ref is not None
-        measure = _measure(fact, metric, aggregation, source.qualified)
+        measure = _measure(fact, metric, aggregation, source.qualified, ctx.dialect)
         if i % 3 == 2 and len(ctx.values(fact, dim)) >= 2:
             a, b = ctx.pick(ctx.values(fact, dim), 2)
             texts = {
@@ -237,7 +282,7 @@ def aggregation(ctx: Context) -> list[TemplateDraft]:
         words, dw = _words(metric, agg), _dim_words(dim)
         source, ref = _source(ctx, fact, dim)
         assert ref is not None
-        measure = _measure(fact, metric, agg, source.qualified)
+        measure = _measure(fact, metric, agg, source.qualified, ctx.dialect)
         texts = {"en": f"Show the {words['en']} per {dw['en']}.", "zh": zh("按", dw["zh"], "统计", words["zh"])}
         sql = ctx.sql(source.select(ref, _value(measure)).group_by(ref.copy()))
         drafts.append(_draft("aggregation", texts, [metric.names, dim.names], sql, source.tables))
@@ -256,7 +301,7 @@ def top_bottom(ctx: Context) -> list[TemplateDraft]:
         words, dw = _words(metric, agg), _dim_words(dim)
         source, ref = _source(ctx, fact, dim)
         assert ref is not None
-        measure = _measure(fact, metric, agg, source.qualified)
+        measure = _measure(fact, metric, agg, source.qualified, ctx.dialect)
         texts = {
             "en": f"Which {k} {dw['en_plural']} have the {'highest' if highest else 'lowest'} {words['en']}?",
             "zh": zh(words["zh"], "最高" if highest else "最低", f"的前{k}个", dw["zh"], "是哪些？"),
@@ -293,14 +338,14 @@ def time_phrases(ctx: Context, ref: ColumnRef) -> list[tuple[dict[str, str], exp
     recent = ctx.roles.recent_days
     monday = datetime.combine(sb.week_start(today), datetime.min.time())
     return [
-        ({"en": f"in the last {n} days", "zh": f"最近{n}天"}, sb.last_days(ref, n, now, d)),
+        ({"en": f"in the last {n} days", "zh": f"最近{n}天"}, sb.calendar_days(ref, n, now, d)),
         ({"en": f"on {day}", "zh": day}, sb.on_day(ref, date.fromisoformat(day), d)),
         ({"en": f"on {english_date(day)}", "zh": chinese_date(day)}, sb.on_day(ref, date.fromisoformat(day), d)),
         ({"en": "yesterday", "zh": "昨天"}, sb.on_day(ref, today - timedelta(days=1), d)),
         ({"en": "today", "zh": "今天"}, sb.on_day(ref, today, d)),
         ({"en": "last week", "zh": "上周"}, sb.within(ref, monday - timedelta(days=7), monday, d)),
         ({"en": "this week", "zh": "本周"}, sb.since(ref, monday, d)),
-        ({"en": "recently", "zh": "最近"}, sb.last_days(ref, recent, now, d)),
+        ({"en": "recently", "zh": "最近"}, sb.calendar_days(ref, recent, now, d)),
         (
             {"en": f"in the last {hours} hours", "zh": f"过去{hours}小时"},
             sb.since(ref, now - timedelta(hours=hours), d),
@@ -318,9 +363,9 @@ def _timed(ctx: Context) -> list[tuple[Fact, Metric, str]]:
     return out
 
 
-def _time_ref(ctx: Context, fact: Fact) -> ColumnRef:
+def _time_ref(ctx: Context, fact: Fact, source: Source) -> ColumnRef:
     assert fact.time is not None
-    return ctx.ref(fact.table, fact.time.column)
+    return ctx.ref(fact.time.table or fact.table, fact.time.column, qualified=source.qualified)
 
 
 def time_period(ctx: Context) -> list[TemplateDraft]:
@@ -329,12 +374,12 @@ def time_period(ctx: Context) -> list[TemplateDraft]:
     for fact, metric, agg in _timed(ctx):
         words = _words(metric, agg)
         source, _ = _source(ctx, fact, None)
-        for phrase, condition in time_phrases(ctx, _time_ref(ctx, fact)):
+        for phrase, condition in time_phrases(ctx, _time_ref(ctx, fact, source)):
             texts = {
                 "en": f"What was the {words['en']} {phrase['en']}?",
                 "zh": zh(phrase["zh"], "的", words["zh"], "是多少？"),
             }
-            sql = ctx.sql(source.select(_measure(fact, metric, agg, False)).where(condition))
+            sql = ctx.sql(source.select(_measure(fact, metric, agg, source.qualified, ctx.dialect)).where(condition))
             drafts.append(_draft("time_period", texts, [metric.names], sql, source.tables))
     ctx.rng.shuffle(drafts)
     return drafts
@@ -351,7 +396,7 @@ def comparison(ctx: Context) -> list[TemplateDraft]:
         words, dw = _words(metric, agg), _dim_words(dim)
         source, ref = _source(ctx, fact, dim)
         assert ref is not None
-        measure = _measure(fact, metric, agg, source.qualified)
+        measure = _measure(fact, metric, agg, source.qualified, ctx.dialect)
         texts = {
             "en": f"Compare the {words['en']} of {dw['en']} {a} and {dw['en']} {b}.",
             "zh": zh("对比", dw["zh"], str(a), "和", str(b), "的", words["zh"]),
@@ -380,10 +425,10 @@ def trend(ctx: Context) -> list[TemplateDraft]:
     span = (date.fromisoformat(ctx.dates[-1]) - date.fromisoformat(ctx.dates[0])).days if ctx.dates else 0
     for i, (fact, metric, agg) in enumerate(_timed(ctx)):
         assert fact.time is not None
-        ref = _time_ref(ctx, fact)
-        words = _words(metric, agg)
-        measure = _measure(fact, metric, agg, False)
         source, _ = _source(ctx, fact, None)
+        ref = _time_ref(ctx, fact, source)
+        words = _words(metric, agg)
+        measure = _measure(fact, metric, agg, source.qualified, d)
         if i % 3 == 2 and fact.time.grain == "hour":
             texts = {"en": f"Show the hourly {words['en']} today.", "zh": zh("今天每小时的", words["zh"])}
             bucket, name, condition = sb.truncate(ref, "hour", d), "hour", sb.on_day(ref, now.date(), d)
@@ -401,7 +446,7 @@ def trend(ctx: Context) -> list[TemplateDraft]:
             bucket, name, condition = sb.truncate(ref, "month", d), "month", sb.since(ref, start, d)
         else:
             n = ctx.rng.choice([5, 7, 10, 14])
-            start = datetime.combine(now.date() - timedelta(days=n), datetime.min.time())
+            start = sb.days_start(now, n)
             texts = {
                 "en": f"Show the daily {words['en']} over the last {n} days.",
                 "zh": zh(f"最近{n}天每天的", words["zh"], "趋势"),
@@ -445,9 +490,9 @@ def trend_comparison(ctx: Context) -> list[TemplateDraft]:
     periods = _periods(ctx)
     first_day = date.fromisoformat(ctx.dates[0]) if ctx.dates else None
     for i, (fact, metric, agg) in enumerate(_timed(ctx)):
-        ref = _time_ref(ctx, fact)
-        words = _words(metric, agg)
         source, _ = _source(ctx, fact, None)
+        ref = _time_ref(ctx, fact, source)
+        words = _words(metric, agg)
         now = ctx.now()
         # a year over year question wants last year's data from its first week on
         if i % 4 == 3 and first_day is not None and first_day <= date(now.year - 1, 1, 7):
@@ -464,12 +509,12 @@ def trend_comparison(ctx: Context) -> list[TemplateDraft]:
         ) -> exp.Select:
             bucket = sb.day(ref, d)
             number = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=bucket.copy())]))
+            source = _source(ctx, fact, None)[0]
             return (
-                _source(ctx, fact, None)[0]
-                .select(
+                source.select(
                     _value(number, "day_number"),
                     _value(bucket.copy(), "day"),
-                    _value(_measure(fact, metric, agg, False)),
+                    _value(_measure(fact, metric, agg, source.qualified, d)),
                 )
                 .where(condition)
                 .group_by(bucket.copy())
@@ -505,7 +550,8 @@ def _year_over_year(ctx: Context, fact: Fact, metric: Metric, agg: str, ref: Col
     today = ctx.now().date()
     this_start, last_start, last_end = date(today.year, 1, 1), date(today.year - 1, 1, 1), sb.year_before(today)
     words = _words(metric, agg)
-    value = sb.column(ColumnRef(metric.column))
+    source = _source(ctx, fact, None)[0]
+    value = metric_node(fact, metric, source.qualified, d)
 
     def part(first: date, last: date) -> exp.Expression:
         return sb.aggregate(agg, sb.when_then(sb.days_between(ref, first, last, d), value.copy()))
@@ -513,15 +559,16 @@ def _year_over_year(ctx: Context, fact: Fact, metric: Metric, agg: str, ref: Col
     this_year, last_year = part(this_start, today), part(last_start, last_end)
     change = exp.Sub(this=sb.percent(this_year.copy(), last_year.copy()), expression=exp.Literal.number(100))
     query = (
-        _source(ctx, fact, None)[0]
-        .select(_value(this_year, "this_year"), _value(last_year, "last_year"), _value(change, "change_percent"))
+        source.select(_value(this_year, "this_year"), _value(last_year, "last_year"), _value(change, "change_percent"))
         .where(exp.or_(sb.days_between(ref, this_start, today, d), sb.days_between(ref, last_start, last_end, d)))
     )
     texts = {
         "en": f"How does the {words['en']} this year so far compare with the same period last year, in percent?",
         "zh": zh("今年至今的", words["zh"], "与去年同期相比变化了百分之多少？"),
     }
-    return _draft("trend_comparison", texts, [metric.names], ctx.sql(query), (fact.table,), labels=("year_over_year",))
+    return _draft(
+        "trend_comparison", texts, [metric.names], ctx.sql(query), source.tables, labels=("year_over_year",)
+    )
 
 
 def multiple_tables(ctx: Context) -> list[TemplateDraft]:
@@ -531,7 +578,7 @@ def multiple_tables(ctx: Context) -> list[TemplateDraft]:
         words, dw = _words(metric, agg), _dim_words(dim)
         source, ref = _source(ctx, fact, dim)
         assert ref is not None
-        measure = _measure(fact, metric, agg, True)
+        measure = _measure(fact, metric, agg, True, ctx.dialect)
         if i % 2:
             texts = {
                 "en": f"What is the {words['en']} per {dw['en']}?",
@@ -550,7 +597,7 @@ def multiple_tables(ctx: Context) -> list[TemplateDraft]:
 
 
 def _threshold(ctx: Context, fact: Fact, metric: Metric) -> float | None:
-    col = sb.column(ColumnRef(metric.column))
+    col = metric_node(fact, metric, False, ctx.dialect)
     query = (
         exp.select(col)
         .from_(sb.table(fact.table))
@@ -575,9 +622,13 @@ def _share_above(ctx: Context) -> list[TemplateDraft]:
             continue
         (value,) = ctx.pick(ctx.values(fact, dim))
         dw, name = _dim_words(dim), metric.names
-        above = exp.GT(this=sb.column(ColumnRef(metric.column)), expression=sb.literal(limit, ctx.dialect))
+        source, ref = _source(ctx, fact, dim)
+        assert ref is not None
+        node = metric_node(fact, metric, source.qualified, ctx.dialect)
+        above = exp.GT(this=node, expression=sb.literal(limit, ctx.dialect))
+        records = plural(fact.names["en"]) if fact.names.get("en") else "records"
         texts = {
-            "en": f"What percentage of the {fact.names.get('en', 'records')} of {dw['en']} {value} have "
+            "en": f"What percentage of the {records} of {dw['en']} {value} have "
             f"{name['en']} above {limit}?",
             "zh": zh(
                 dw["zh"],
@@ -589,12 +640,10 @@ def _share_above(ctx: Context) -> list[TemplateDraft]:
                 f"高于{limit}的比例是多少？",
             ),
         }
-        query = (
-            exp.select(_value(sb.percent(sb.count_where(above), sb.count_rows()), "percentage"))
-            .from_(sb.table(fact.table))
-            .where(_eq(sb.column(ColumnRef(dim.column)), value, ctx.dialect))
+        query = source.select(_value(sb.percent(sb.count_where(above), sb.count_rows()), "percentage")).where(
+            _eq(ref, value, ctx.dialect)
         )
-        drafts.append(_draft("percentage", texts, [name, dim.names], ctx.sql(query), (fact.table,)))
+        drafts.append(_draft("percentage", texts, [name, dim.names], ctx.sql(query), source.tables))
     return drafts
 
 
@@ -607,8 +656,9 @@ def percentage(ctx: Context) -> list[TemplateDraft]:
         name = metric.names
         source, ref = _source(ctx, fact, dim)
         assert ref is not None
-        measure = _measure(fact, metric, agg, source.qualified)
-        total = exp.Subquery(this=exp.select(_measure(fact, metric, agg, False)).from_(sb.table(fact.table)))
+        measure = _measure(fact, metric, agg, source.qualified, ctx.dialect)
+        whole = _measure(fact, metric, agg, False, ctx.dialect)
+        total = exp.Subquery(this=exp.select(whole).from_(sb.table(fact.table)))
         share = _value(sb.percent(measure, total), "percentage")
         if i % 2:
             (value,) = ctx.pick(ctx.values(fact, dim))
@@ -657,7 +707,7 @@ def language(ctx: Context) -> list[TemplateDraft]:
             for agg in metric.aggregations:
                 word = AGGREGATION_WORDS[agg]
                 texts = {"en": f"What is the {word['en']} {english}?", "zh": zh(word["zh"], english, "是多少")}
-                query = exp.select(_measure(fact, metric, agg, False)).from_(sb.table(fact.table))
+                query = exp.select(_measure(fact, metric, agg, False, ctx.dialect)).from_(sb.table(fact.table))
                 drafts.append(_draft("language", texts, [metric.names], ctx.sql(query), (fact.table,)))
     ctx.rng.shuffle(drafts)
     return drafts

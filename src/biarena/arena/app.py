@@ -31,12 +31,14 @@ from biarena.arena.store import (
     ROLES,
     ArenaRefusal,
     ArenaStore,
+    RateLimited,
     Session,
     ShownPair,
     SignInThrottled,
-    daily_cap_message,
+    daily_cap_reached,
 )
 from biarena.arena.submission import accept_submission, discard, private_copy
+from biarena.arena.upload_stream import capped_upload, too_large
 from biarena.errors import BiarenaError
 from biarena.report.answer_html import ANSWER_CSS, answer_html
 from biarena.report.auto_scores import AUTO_SCORES
@@ -227,7 +229,7 @@ def create_app(config: ArenaConfig) -> FastAPI:
         if isinstance(error, NotSignedIn) and request.method == "GET":
             return RedirectResponse("/login", status_code=303)
         response = page(request, "error.html.j2", current(request), status=error.status, message=str(error))
-        if isinstance(error, SignInThrottled):
+        if isinstance(error, SignInThrottled | RateLimited):
             response.headers["retry-after"] = str(error.retry_after)
         return response
 
@@ -300,7 +302,8 @@ def create_app(config: ArenaConfig) -> FastAPI:
         session = require(request, VOTERS)
         today = arena.store.votes_today(session.user.id)
         if today >= config.daily_cap:
-            raise ArenaRefusal(daily_cap_message(config.daily_cap), 429)
+            raise daily_cap_reached(config.daily_cap)
+        arena.store.check_address_votes(client_of(request), config.vote_flood)
         shown = arena.comparison_for(session)
         if shown is None:
             return page(request, "compare.html.j2", session, comparison=None, today=today)
@@ -326,13 +329,17 @@ def create_app(config: ArenaConfig) -> FastAPI:
         if len(rationale) > MAX_RATIONALE:
             raise ArenaRefusal(f"the rationale is {len(rationale):,} characters; keep it under {MAX_RATIONALE:,}")
         await run_in_threadpool(
-            arena.store.record_vote,
-            token,
-            session.user.id,
-            choice,
-            rationale.strip(),
-            config.daily_cap,
-            arena.run_ids(),
+            partial(
+                arena.store.record_vote,
+                token,
+                session.user.id,
+                choice,
+                rationale.strip(),
+                config.daily_cap,
+                arena.run_ids(),
+                client=client_of(request),
+                flood=config.vote_flood,
+            )
         )
         return RedirectResponse(f"/reveal/{token}", status_code=303)
 
@@ -363,10 +370,9 @@ def create_app(config: ArenaConfig) -> FastAPI:
     async def submit(request: Request) -> Response:
         session = require(request, SUBMITTERS)
         limit = config.max_upload_bytes
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit + 64 * 1024:
-            raise ArenaRefusal(_too_large(limit, int(declared)), 413)
-        form = await request.form(max_files=1, max_fields=5)
+        capped = capped_upload(request, limit)  # a declared length over the limit is refused before anything counts
+        await run_in_threadpool(arena.store.take_submission, session.user.id, config.daily_submissions)
+        form = await capped.form(max_files=1, max_fields=5)
         try:
             check_csrf(session.csrf, form.get("csrf"))
             upload, name = form.get("run"), form.get("name")
@@ -381,7 +387,7 @@ def create_app(config: ArenaConfig) -> FastAPI:
                     while chunk := await upload.read(CHUNK):
                         size += len(chunk)
                         if size > limit:
-                            raise ArenaRefusal(_too_large(limit), 413)
+                            raise ArenaRefusal(too_large(limit), 413)
                         out.write(chunk)
                 if size == 0:
                     raise ArenaRefusal(f"{shown_name}: the file is empty")
@@ -456,8 +462,3 @@ def template_environment() -> jinja2.Environment:
 def number(value: float | None, digits: int = 2) -> str:
     """A score as the leaderboard prints it: fixed decimals, never "-0.00", a dash for none."""
     return "–" if value is None else f"{round(value, digits) + 0.0:.{digits}f}"
-
-
-def _too_large(limit: int, size: int | None = None) -> str:
-    told = f" ({size:,} bytes)" if size is not None else ""
-    return f"the file is too large{told}: the arena takes run files of at most {limit:,} bytes"

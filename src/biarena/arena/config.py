@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from biarena.arena.rate_limits import VoteFlood
 from biarena.arena.sign_in_limit import SignInLimit
 from biarena.votes.settings import LeaderboardSettings
 
@@ -22,7 +23,13 @@ class ArenaConfig:
     auto_metric: str = LeaderboardSettings.auto_metric
     """The automatic score the combined score uses."""
     max_upload_bytes: int = 64 * 1024 * 1024
-    """Largest run file a submitter may upload."""
+    """Largest run file a submitter may upload; a larger upload is refused as it arrives, before it is all read."""
+    daily_submissions: int = 20
+    """Run files one submitter may upload per day (UTC), refused ones included (checking one costs as much)."""
+    address_votes_per_hour: int = 2000
+    """Votes one client address (an IPv6 client's /64) may send per rolling hour, whoever casts them."""
+    address_votes_per_day: int = 10_000
+    """Votes one client address may send per rolling 24 hours (50 annotators voting the default daily cap)."""
     bootstrap: int = LeaderboardSettings.bootstrap
     """Bootstrap resamples behind the leaderboard's 95% intervals."""
     submissions: Path | None = None
@@ -46,6 +53,11 @@ class ArenaConfig:
     def sign_in_limit(self) -> SignInLimit:
         """The sign-in limit these settings describe."""
         return SignInLimit(failures=self.sign_in_failures, window=self.sign_in_window)
+
+    @property
+    def vote_flood(self) -> VoteFlood:
+        """The per-address vote limits these settings describe."""
+        return VoteFlood(per_hour=self.address_votes_per_hour, per_day=self.address_votes_per_day)
 
     @property
     def leaderboard(self) -> LeaderboardSettings:

@@ -29,7 +29,7 @@ class SignInLimit:
         An IPv6 client counts by its /64 network, which one subscriber usually holds whole. The prefix is
         kept only as a hash, so the store holds no part of any token.
         """
-        keys = [(CLIENT, f"{CLIENT}:{_network(client)}")]
+        keys = [(CLIENT, f"{CLIENT}:{network_of(client)}")]
         prefix = token[: self.prefix_chars]
         if prefix:
             keys.append((TOKEN, f"{TOKEN}:{hashlib.sha256(prefix.encode('utf-8')).hexdigest()[:32]}"))
@@ -45,7 +45,7 @@ def wait_message(kind: str, retry_after: int, now: datetime) -> str:
     """What a person reads when sign-in is held back: why, and when to try again."""
     why = "from your address" if kind == CLIENT else "with this invite token"
     at = (now + timedelta(seconds=retry_after)).strftime("%H:%M UTC")
-    return f"too many failed sign-ins {why}; try again in {_duration(retry_after)} (after {at})"
+    return f"too many failed sign-ins {why}; try again in {duration_text(retry_after)} (after {at})"
 
 
 def retry_seconds(until: datetime, now: datetime) -> int:
@@ -53,14 +53,16 @@ def retry_seconds(until: datetime, now: datetime) -> int:
     return max(1, math.ceil((until - now).total_seconds()))
 
 
-def _duration(seconds: int) -> str:
+def duration_text(seconds: int) -> str:
+    """A wait as a person reads it: `45 seconds`, `12 minutes`."""
     if seconds < 90:
         return f"{seconds} second{'s' if seconds != 1 else ''}"
     minutes = math.ceil(seconds / 60)
     return f"{minutes} minutes"
 
 
-def _network(client: str) -> str:
+def network_of(client: str) -> str:
+    """The address a limit counts a client by: an IPv4 address, an IPv6 client's /64, or the text as given."""
     try:
         address = ipaddress.ip_address(client)
     except ValueError:

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from biarena.arena.sign_in_limit import SignInLimit, retry_seconds, wait_message
+from biarena.arena.rate_limits import (
+    VoteFlood,
+    address_votes_message,
+    daily_submissions_message,
+    seconds_to_midnight,
+)
+from biarena.arena.sign_in_limit import CLIENT, SignInLimit, network_of, retry_seconds, wait_message
 from biarena.arena.user_names import NAME_KEY_VERSION, clean_user_name, name_skeletons
 from biarena.errors import BiarenaError, FormatError, NotFoundError, UsageError
 from biarena.sqlite_migrations import migrate
@@ -110,6 +116,23 @@ MIGRATIONS: list[str] = [
     ALTER TABLE votes ADD COLUMN left_run TEXT;
     ALTER TABLE votes ADD COLUMN right_run TEXT;
     """,
+    # Rate limits: each upload a submitter starts (accepted or refused), counted per day; each vote's client
+    # address (as the sign-in limit groups addresses), kept a day, counted per rolling hour and day.
+    """
+    CREATE TABLE submission_attempts (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        day TEXT NOT NULL
+    );
+    CREATE INDEX submission_attempts_by_day ON submission_attempts (user_id, day);
+    CREATE TABLE vote_clients (
+        id INTEGER PRIMARY KEY,
+        client TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX vote_clients_by_client ON vote_clients (client, created_at);
+    CREATE INDEX vote_clients_expiry ON vote_clients (created_at);
+    """,
 ]
 
 MAX_LOGIN_FORMS = 50_000
@@ -135,6 +158,14 @@ class SignInThrottled(ArenaRefusal):
         super().__init__(wait_message(kind, self.retry_after, now), 429)
         self.kind = kind
         self.failures = failures
+
+
+class RateLimited(ArenaRefusal):
+    """A request over one of the arena's rate limits (votes, uploads): HTTP 429, retry after `retry_after` s."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message, 429)
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -170,6 +201,16 @@ class ShownPair:
 def daily_cap_message(cap: int) -> str:
     """What an annotator reads on reaching the daily cap."""
     return f"you reached today's limit of {cap} votes; thank you, come back tomorrow"
+
+
+def daily_cap_reached(cap: int) -> RateLimited:
+    """The refusal an annotator gets on reaching the daily cap, with a Retry-After of the next midnight UTC."""
+    return RateLimited(daily_cap_message(cap), seconds_to_midnight(_now()))
+
+
+def client_key(client: str) -> str:
+    """The key a client address's votes are counted by (an IPv6 client by its /64, as sign-ins are)."""
+    return f"{CLIENT}:{network_of(client)}"
 
 
 def hash_secret(secret: str) -> str:
@@ -393,6 +434,23 @@ class ArenaStore:
         except sqlite3.IntegrityError:
             raise ArenaRefusal(f"a system named '{name}' is already in the arena; choose another name") from None
 
+    def take_submission(self, user_id: int, daily: int) -> None:
+        """Count an upload the user starts; RateLimited (before anything is read) once today's `daily` are used.
+
+        Refused uploads count too: checking a file costs the server as much as accepting it.
+        """
+        now = _now()
+        today = now.date().isoformat()
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM submission_attempts WHERE day < ?", (today,))
+            used = self._conn.execute(
+                "SELECT count(*) FROM submission_attempts WHERE user_id = ? AND day = ?", (user_id, today)
+            ).fetchone()[0]
+            if used >= daily:
+                raise RateLimited(daily_submissions_message(daily), seconds_to_midnight(now))
+            self._conn.execute("INSERT INTO submission_attempts (user_id, day) VALUES (?, ?)", (user_id, today))
+
     def submitted_systems(self) -> list[tuple[str, Path]]:
         """(name, run file) of every submitted system, in submission order."""
         return [(name, Path(path)) for name, path in self._read("SELECT name, path FROM systems ORDER BY created_at")]
@@ -437,6 +495,21 @@ class ArenaStore:
         """Votes the user cast today (UTC)."""
         return self._read("SELECT count(*) FROM votes WHERE user_id = ? AND day = ?", (user_id, _today()))[0][0]
 
+    def check_address_votes(self, client: str, flood: VoteFlood) -> None:
+        """RateLimited when the client's address has sent all the votes `flood` allows in one of its windows."""
+        with self._lock:
+            self._held_address(client_key(client), flood, _now())
+
+    def _held_address(self, key: str, flood: VoteFlood, now: datetime) -> None:
+        for window, span, allowed in flood.windows():
+            used, oldest = self._conn.execute(
+                "SELECT count(*), min(created_at) FROM vote_clients WHERE client = ? AND created_at > ?",
+                (key, (now - span).isoformat()),
+            ).fetchone()
+            if used >= allowed:
+                retry = retry_seconds(datetime.fromisoformat(oldest) + span, now)
+                raise RateLimited(address_votes_message(window, allowed, retry, now), retry)
+
     def record_vote(
         self,
         token: str,
@@ -445,13 +518,17 @@ class ArenaStore:
         rationale: str,
         daily_cap: int,
         run_ids: dict[str, str] | None = None,
+        *,
+        client: str = "",
+        flood: VoteFlood | None = None,
     ) -> int:
         """Store a vote for the user's comparison in one transaction; return its id.
 
         `run_ids` maps the systems' names to their runs' ids, stored with the vote (leaderboards match by them).
+        With `flood`, the vote counts against the `client` address's limits in the same transaction.
 
         Refused (ArenaRefusal) when the comparison is unknown or already voted, the user voted on this pair of
-        systems for this question before, or the user reached the daily cap.
+        systems for this question before, or (RateLimited) the user reached the daily cap or the address its limit.
         """
         if choice not in CHOICES:
             raise ArenaRefusal(f"unknown choice '{choice}' (one of: {', '.join(CHOICES)})")
@@ -472,7 +549,13 @@ class ArenaStore:
                 "SELECT count(*) FROM votes WHERE user_id = ? AND day = ?", (user_id, now.date().isoformat())
             ).fetchone()[0]
             if today >= daily_cap:
-                raise ArenaRefusal(daily_cap_message(daily_cap), 429)
+                raise daily_cap_reached(daily_cap)
+            key = client_key(client)
+            if flood is not None:
+                self._conn.execute(
+                    "DELETE FROM vote_clients WHERE created_at <= ?", ((now - timedelta(days=1)).isoformat(),)
+                )
+                self._held_address(key, flood, now)
             low, high = sorted((left, right))
             try:
                 runs = run_ids or {}
@@ -487,6 +570,10 @@ class ArenaStore:
                 raise ArenaRefusal("you already voted on these two answers to this question", 409) from None
             vote_id = int(cursor.lastrowid or 0)
             self._conn.execute("UPDATE comparisons SET vote_id = ? WHERE token = ?", (vote_id, token))
+            if flood is not None:
+                self._conn.execute(
+                    "INSERT INTO vote_clients (client, created_at) VALUES (?, ?)", (key, now.isoformat())
+                )
         return vote_id
 
     def voted_keys(self, user_id: int) -> set[tuple[str, str, str, str]]:

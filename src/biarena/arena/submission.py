@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from biarena.arena.catalog import ArenaSystem, Catalog, system_from_run
 from biarena.arena.store import ArenaRefusal
+from biarena.arena.upload_check import check_upload
 from biarena.benchmarks import resolve_benchmark
 from biarena.db import DatabasePool
 from biarena.errors import BiarenaError
@@ -33,8 +34,12 @@ def check_name(name: str, catalog: Catalog) -> str:
 
 
 def _read_upload(upload: Path, shown: str) -> RunData:
-    """The uploaded file read as a run (never run, only read); errors name the file as the submitter called it."""
+    """The uploaded file read as a run (never run, only read); errors name the file as the submitter called it.
+
+    The file is first checked as an untrusted SQLite database (`check_upload`), so nothing in it runs on a read.
+    """
     try:
+        check_upload(upload, shown)
         recognize_run_file(upload)
         run = RunData.read(upload)
     except BiarenaError as error:

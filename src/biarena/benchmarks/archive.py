@@ -1,14 +1,22 @@
-"""Database files out of archives, under a size budget and a ratio check, accepted only when they are SQLite."""
+"""Database files out of archives, under a size budget and a ratio check, accepted only when they are SQLite.
+
+An archive is read only after every member it lists passes `check_member`: no name that leaves the archive or is
+absolute, no link or special file, at most MAX_MEMBERS members, archives nested at most MAX_NESTING deep. Member
+names never become paths here (a member's bytes go to the target the caller names), so these checks refuse an
+archive made to attack an extractor rather than guard this one.
+"""
 
 import re
 import shutil
 import sqlite3
+import stat
 import zipfile
 import zlib
 from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from struct import error as struct_error
 from typing import Annotated, Any, BinaryIO
 
 from pydantic import BeforeValidator, Field
@@ -24,6 +32,12 @@ MAX_RATIO = 100
 """Largest expansion of an archive's bytes: real databases compress far less; a zip bomb far more."""
 RATIO_FLOOR = 1024**2
 """Below this many bytes written the ratio is not judged (tiny files compress arbitrarily well)."""
+MAX_MEMBERS = 10_000
+"""Most members an archive may list: published databases come one to an archive, a few parts at most."""
+MAX_DIRECTORY_BYTES = MAX_MEMBERS * 1024
+"""Largest list of members (the zip's central directory) read; a longer one is refused before it is parsed."""
+MAX_NESTING = 3
+"""Most archives one inside another: a zip of the database is 1, a zip of that zip 2."""
 _CHUNK = 1024**2
 _UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1024, "m": 1000**2, "mb": 1000**2, "mib": 1024**2}
 _UNITS |= {"g": 1000**3, "gb": 1000**3, "gib": 1024**3, "t": 1000**4, "tb": 1000**4, "tib": 1024**4}
@@ -125,33 +139,131 @@ def _copy(source: BinaryIO, out: BinaryIO, budget: Budget) -> None:
         out.write(chunk)
 
 
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def check_member(member: zipfile.ZipInfo, source: str) -> None:
+    """FormatError unless the member is a plain file or folder whose name stays inside the archive.
+
+    Both separators count ('\\' is Windows's), so `..\\x` leaves too; `/x`, `C:\\x`, `C:x` and `\\\\host\\x` are
+    absolute; the mode bits of a Unix-made member must say file or folder, not link, device, pipe or socket.
+    """
+    name = member.filename.replace("\\", "/")
+    why = ""
+    if name.startswith("/") or _DRIVE.match(name):
+        why = "is an absolute path"
+    elif ".." in name.split("/"):
+        why = "leaves the archive's folder (..)"
+    else:
+        kind = stat.S_IFMT(member.external_attr >> 16)
+        if kind == stat.S_IFLNK:
+            why = "is a symbolic link"
+        elif kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+            why = "is not a file (a device, pipe or socket)"
+    if why:
+        raise FormatError(f"{source}: member '{shown(member.filename)}' {why}; the archive is refused")
+
+
 def _members(zipped: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     return [m for m in zipped.infolist() if not m.is_dir() and not m.filename.startswith("__MACOSX/")]
 
 
-def _open_zip(path: Path, source: str) -> zipfile.ZipFile:
+def _listed(path: Path) -> tuple[int, int] | None:
+    """(members, bytes of the central directory) the zip's end record declares, read without parsing the list."""
     try:
-        return zipfile.ZipFile(path)
+        with path.open("rb") as handle:
+            end = zipfile._EndRecData(handle)  # type: ignore[attr-defined]  # the reader zipfile itself uses
+    except (OSError, struct_error, ValueError):
+        return None
+    if not end:
+        return None
+    return int(end[zipfile._ECD_ENTRIES_TOTAL]), int(end[zipfile._ECD_SIZE])  # type: ignore[attr-defined]
+
+
+def _too_many(count: int, source: str) -> FormatError:
+    return FormatError(f"{source}: lists {count:,} members, more than {MAX_MEMBERS:,} members; the archive is refused")
+
+
+def _open_zip(path: Path, source: str) -> zipfile.ZipFile:
+    """The zip at `path` once its list of members is within limits and each member passes `check_member`."""
+    listed = _listed(path)
+    if listed is not None:
+        count, directory = listed
+        if count > MAX_MEMBERS:
+            raise _too_many(count, source)
+        if directory > MAX_DIRECTORY_BYTES:
+            raise FormatError(
+                f"{source}: its list of members takes {format_size(directory)}, more than {MAX_MEMBERS:,} members "
+                "could need; the archive is refused"
+            )
+    try:
+        zipped = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
         size = path.stat().st_size
         detail = f"{size} bytes" if size < 64 else str(error)
         raise FormatError(f"{source}: not a zip archive ({detail})") from None
+    try:
+        members = zipped.infolist()
+        if len(members) > MAX_MEMBERS:  # an end record that understates the list
+            raise _too_many(len(members), source)
+        for member in members:
+            check_member(member, source)
+    except BaseException:
+        zipped.close()
+        raise
+    return zipped
+
+
+def _stem(member: zipfile.ZipInfo) -> str:
+    return PurePosixPath(member.filename.replace("\\", "/")).stem
 
 
 def extract_database(archive: Path, target: Path, budget: Budget, prefer: str = "") -> Path:
-    """Write the one database file of a zip archive to `target` (a member named `prefer` wins); FormatError."""
+    """Write the one database file of a zip archive to `target` (a member named `prefer` wins); FormatError.
+
+    An archive holding no database but one zip is opened in turn, down to MAX_NESTING archives; every byte written
+    on the way counts against the budget. On failure `target` is removed, so nothing half-written stays.
+    """
     budget.compressed += archive.stat().st_size
+    try:
+        return _extract(archive, target, budget, prefer, 1)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+def _extract(archive: Path, target: Path, budget: Budget, prefer: str, depth: int) -> Path:
     with _open_zip(archive, budget.source) as zipped:
         members = [m for m in _members(zipped) if m.filename.lower().endswith(_DB_SUFFIXES)]
         if not members:
-            raise FormatError(f"{budget.source}: the archive holds no .db, .sqlite or .sqlite3 file")
-        preferred = [m for m in members if Path(m.filename).stem == prefer]
+            inner = _pick([m for m in _members(zipped) if m.filename.lower().endswith(".zip")], prefer)
+            if inner is None:
+                raise FormatError(f"{budget.source}: the archive holds no .db, .sqlite or .sqlite3 file")
+            if depth >= MAX_NESTING:
+                raise FormatError(
+                    f"{budget.source}: archives nested more than {MAX_NESTING} deep; the archive is refused"
+                )
+            nested = target.with_name(f"{target.name}.{depth}.zip")
+            try:
+                _write_members(zipped, [inner], nested, budget, "wb")
+                return _extract(nested, target, budget, prefer, depth + 1)
+            finally:
+                nested.unlink(missing_ok=True)
+        preferred = [m for m in members if _stem(m) == prefer]
         if len(members) > 1 and not preferred:
-            names = ", ".join(m.filename for m in members)
+            names = ", ".join(shown(m.filename) for m in members[:5]) + (", ..." if len(members) > 5 else "")
             raise FormatError(f"{budget.source}: the archive holds several databases ({names}); expected one")
         member = (preferred or members)[0]
         _write_members(zipped, [member], target, budget, "wb")
     return target
+
+
+def _pick(archives: list[zipfile.ZipInfo], prefer: str) -> zipfile.ZipInfo | None:
+    """The one inner archive to open: the only one, or the one named after `prefer` (`prefer.db.zip`, `prefer.zip`)."""
+    if len(archives) == 1:
+        return archives[0]
+    named = [m for m in archives if _stem(m) in (prefer, f"{prefer}.db")]
+    return named[0] if len(named) == 1 else None
 
 
 def _write_members(
@@ -161,8 +273,8 @@ def _write_members(
         for member in members:
             if member.file_size > budget.limit:
                 raise FormatError(
-                    f"{budget.source}: {member.filename} says it is {format_size(member.file_size)}, larger than "
-                    f"max_db_size {format_size(budget.limit)}"
+                    f"{budget.source}: {shown(member.filename)} says it is {format_size(member.file_size)}, larger "
+                    f"than max_db_size {format_size(budget.limit)}"
                 )
             try:
                 with zipped.open(member) as data:
@@ -170,11 +282,24 @@ def _write_members(
             except FormatError:
                 raise
             except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as error:
-                raise FormatError(f"{budget.source}: {member.filename} cannot be extracted ({error})") from None
+                raise FormatError(
+                    f"{budget.source}: {shown(member.filename)} cannot be extracted ({error})"
+                ) from None
 
 
 def join_parts(parts: list[Path], target: Path, budget: Budget, workdir: Path) -> Path:
-    """Join a database split into numbered zip parts: each a zip of one piece, or one zip cut into pieces."""
+    """Join a database split into numbered zip parts: each a zip of one piece, or one zip cut into pieces.
+
+    Every part is checked as `extract_database` checks an archive; on failure `target` is removed.
+    """
+    try:
+        return _join(parts, target, budget, workdir)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+def _join(parts: list[Path], target: Path, budget: Budget, workdir: Path) -> Path:
     budget.compressed += sum(p.stat().st_size for p in parts)
     if all(zipfile.is_zipfile(p) for p in parts):
         target.write_bytes(b"")

@@ -43,6 +43,15 @@ def serve(
         help="Automatic score (0-1) the combined score uses: execution_accuracy, ser, result_f1, semantic_similarity.",
     ),
     max_upload: str = typer.Option("64MiB", "--max-upload", help="Largest run file a submitter may upload."),
+    daily_submissions: int = typer.Option(
+        20, "--daily-submissions", min=1, help="Uploads one submitter may make per day (UTC), refused ones included."
+    ),
+    address_votes_per_hour: int = typer.Option(
+        2000, "--address-votes-per-hour", min=1, help="Votes one client address may send per rolling hour."
+    ),
+    address_votes_per_day: int = typer.Option(
+        10_000, "--address-votes-per-day", min=1, help="Votes one client address may send per rolling 24 hours."
+    ),
     bootstrap: int = typer.Option(500, "--bootstrap", min=0, help="Bootstrap resamples behind the 95% intervals."),
     judges: list[str] | None = typer.Option(
         None, "--judge", metavar="NAME", help="Also judge each submitted run with this judge (repeatable)."
@@ -93,6 +102,9 @@ def serve(
         min_votes=min_votes,
         auto_metric=auto_metric,
         max_upload_bytes=parse_size(max_upload),
+        daily_submissions=daily_submissions,
+        address_votes_per_hour=address_votes_per_hour,
+        address_votes_per_day=address_votes_per_day,
         bootstrap=bootstrap,
         judges=tuple(judges or ()),
         judge_model=judge_model,

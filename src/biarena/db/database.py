@@ -231,6 +231,10 @@ class Database(ABC):
     def tables(self) -> list[str]:
         """Return the user tables' names."""
 
+    def views(self) -> list[str]:
+        """Return the names among `tables()` that are views (an engine that cannot tell returns none)."""
+        return []
+
     @abstractmethod
     def table_ddl(self, table: str) -> str:
         """Return a CREATE TABLE statement describing `table`."""

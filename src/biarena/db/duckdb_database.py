@@ -70,6 +70,14 @@ class DuckDatabase(Database):
         )
         return [r[0] for r in rows]
 
+    def views(self) -> list[str]:
+        """Return the views' names."""
+        _, rows = self._internal(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'VIEW' "
+            "ORDER BY table_name"
+        )
+        return [r[0] for r in rows]
+
     def table_ddl(self, table: str) -> str:
         """Return the table's CREATE statement."""
         _, rows = self._internal("SELECT sql FROM duckdb_tables() WHERE table_name = ?", [table])

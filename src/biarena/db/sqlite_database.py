@@ -118,6 +118,11 @@ class SqliteDatabase(Database):
         )
         return [r[0] for r in rows]
 
+    def views(self) -> list[str]:
+        """Return the views' names."""
+        _, rows = self._internal("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")
+        return [r[0] for r in rows]
+
     def table_ddl(self, table: str) -> str:
         """Return the table's CREATE statement as stored."""
         _, rows = self._internal("SELECT sql FROM sqlite_master WHERE name = ?", (table,))

@@ -112,7 +112,7 @@ def _is_view(ddl: str) -> bool:
     return not text or text.startswith("CREATE VIEW") or text.startswith("CREATE TEMP VIEW")
 
 
-def _profile(db: Database, types: ColumnTypes, name: str) -> TableProfile:
+def _profile(db: Database, types: ColumnTypes, name: str, views: set[str]) -> TableProfile:
     storage = dict(types.of(name))
     sample = db.sample_rows(name, SAMPLE_ROWS)
     for column in sample.columns:
@@ -144,7 +144,7 @@ def _profile(db: Database, types: ColumnTypes, name: str) -> TableProfile:
             profile.time_of_day = any(len(v) > 10 and v[11:19].strip("0:") for v in texts)
         columns[column] = profile
     ddl = db.table_ddl(name)
-    table = TableProfile(name, rows, columns, view=_is_view(ddl))
+    table = TableProfile(name, rows, columns, view=name in views or _is_view(ddl))
     if not table.view:
         table.primary = [c for c in _declared_primary(ddl, db.dialect) if c in columns]
         table.foreign = [(c, other, ref) for c, other, ref in db.foreign_keys(name) if c in columns]
@@ -155,7 +155,8 @@ def profile_tables(db: Database) -> dict[str, TableProfile]:
     """Every table and view of `db`, profiled; a foreign key that names no column takes the referenced table's
     primary key."""
     types = ColumnTypes(db)
-    tables = {name: _profile(db, types, name) for name in db.tables()}
+    views = set(db.views())
+    tables = {name: _profile(db, types, name, views) for name in db.tables()}
     for table in tables.values():
         resolved = []
         for column, other, ref in table.foreign:

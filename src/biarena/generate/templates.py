@@ -607,8 +607,18 @@ def _threshold(ctx: Context, fact: Fact, metric: Metric) -> float | None:
     rows = ctx.db.execute(ctx.sql(query), max_rows=1_000_000).rows
     if not rows:
         return None
-    value = rows[int(len(rows) * ctx.rng.choice([0.5, 0.75, 0.9]))][0]
-    return round(float(value), 2)
+    at = int(len(rows) * ctx.rng.choice([0.5, 0.75, 0.9]))
+    value = float(rows[at][0])
+    # halfway to the next larger value, so that no value lies on the threshold: an engine computing in binary
+    # floating point (SQLite) and one in decimals (DuckDB, PostgreSQL) then count the same rows above it
+    larger = next((float(r[0]) for r in rows[at:] if float(r[0]) > value + 1e-9), None)
+    if larger is None:
+        return None
+    for digits in (2, 4, 6):
+        cut = round((value + larger) / 2, digits)
+        if value + 1e-9 < cut < larger - 1e-9:
+            return cut
+    return None
 
 
 def _share_above(ctx: Context) -> list[TemplateDraft]:

@@ -164,7 +164,7 @@ def test_audit_cli_exit_codes_and_json(tmp_path: Path, sales_db: Path, bis_synth
     assert payload["by_kind"]["limit_ties"] == 1 and payload["problems"] >= 7
     clean = biarena("audit", "bis-synth")
     assert clean.returncode == 0, clean.stdout
-    assert "0 of 231" in clean.stderr
+    assert "0 of 234" in clean.stderr
 
 
 def test_generate_and_build_commands(tmp_path: Path, sales_db: Path) -> None:

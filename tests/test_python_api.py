@@ -51,7 +51,7 @@ def test_the_docs_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.Monke
     for block in blocks:
         exec(compile(block, "docs/python-api.md", "exec"), namespace)
     printed = capsys.readouterr().out
-    assert "bis-synth 231 questions" in printed and "unknown agent 'sequentail'" in printed
+    assert "bis-synth 234 questions" in printed and "unknown agent 'sequentail'" in printed
     frame = namespace["frame"]
     assert len(frame) == 2 * len(set(frame["question_id"])) and "interaction.plan_length" in frame.columns
     assert frame.loc[frame["run"] == "gold", "execution_accuracy"].eq(1.0).all()

@@ -98,3 +98,100 @@ def test_chinese_only_where_the_names_are_translated(tmp_path: Path) -> None:
     assert "left out" not in both.stderr
     languages = {q.language for q in load_benchmark(tmp_path / "both").questions}
     assert languages == {"en", "zh"}
+
+
+CHINOOK = Path(__file__).parent / "fixtures" / "chinook" / "chinook.sqlite"
+
+
+def _chinook_roles() -> Roles:
+    with open_database(CHINOOK) as db:
+        return Roles.model_validate(yaml.safe_load(draft_roles(db, "chinook")))
+
+
+def test_chinook_draft_reads_keys_events_and_names_as_a_person_would() -> None:
+    roles = _chinook_roles()
+    facts = {f.table: f for f in roles.facts}
+    # events first: invoice lines (time through their invoice) and invoices; no bridge, no small reference table
+    assert set(list(facts)[:2]) == {"InvoiceLine", "Invoice"}
+    assert "PlaylistTrack" not in facts and "Employee" not in facts and "Genre" not in facts
+    line, invoice = facts["InvoiceLine"], facts["Invoice"]
+    assert line.time is not None and (line.time.table, line.time.column) == ("Invoice", "InvoiceDate")
+    assert invoice.time is not None and invoice.time.column == "InvoiceDate" and invoice.time.table is None
+    # keys are never measures; rows are counted; price x quantity is sales
+    measured = {m.column for f in roles.facts for m in f.metrics if m.column}
+    assert not measured & {"CustomerId", "InvoiceId", "TrackId", "AlbumId", "GenreId", "SupportRepId", "ReportsTo"}
+    assert [m.names["en"] for m in line.metrics if m.rows] == ["invoice lines"]
+    sales = next(m for m in line.metrics if m.expression)
+    assert sales.names["en"] == "sales" and "UnitPrice" in sales.expression and "Quantity" in sales.expression
+    assert {m.column: m.names["en"] for m in invoice.metrics if m.column} == {"Total": "invoice amount"}
+    # dimensions two hops away, named so that none collide; no contact detail among them
+    dims = {(d.table or f.table, d.column): d.names["en"] for f in roles.facts for d in f.dimensions}
+    assert dims[("Genre", "Name")] == "genre" and dims[("MediaType", "Name")] == "media type"
+    assert dims[("Employee", "Title")] == "support rep title"
+    assert len(set(dims.values())) == len(dims)
+    assert not {c for _, c in dims} & {"Phone", "Fax", "Email", "Address", "PostalCode", "FirstName", "LastName"}
+    assert roles.join_path("InvoiceLine", "Genre") is not None
+
+
+def test_the_draft_says_what_it_left_out_and_why() -> None:
+    with open_database(CHINOOK) as db:
+        text = draft_roles(db, "chinook")
+    assert "BillingAddress (contact or personal detail)" in text
+    assert "BirthDate" not in text.split("joins:")[0] or "birth date" in text
+
+
+def test_audit_and_birth_columns_are_never_the_time(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "staff.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE store (store_id INTEGER PRIMARY KEY, region TEXT, last_update TEXT)")
+        conn.execute(
+            "CREATE TABLE visit (visit_id INTEGER PRIMARY KEY, store_id INTEGER REFERENCES store(store_id), "
+            "visitor_birth_date TEXT, spent REAL, last_update TEXT)"
+        )
+        stores = [(i, f"r{i % 3}", f"2024-01-0{i % 9 + 1}") for i in range(40)]
+        conn.executemany("INSERT INTO store VALUES (?, ?, ?)", stores)
+        visits = [
+            (i, i % 40, f"19{50 + i % 40}-0{i % 9 + 1}-1{i % 9}", i * 1.5, f"2024-02-{i % 28 + 1:02d}")
+            for i in range(300)
+        ]
+        conn.executemany("INSERT INTO visit VALUES (?, ?, ?, ?, ?)", visits)
+    with open_database(path) as db:
+        roles = Roles.model_validate(yaml.safe_load(draft_roles(db, "staff")))
+    visit = next(f for f in roles.facts if f.table == "visit")
+    assert visit.time is None
+    assert {m.column for m in visit.metrics if m.column} == {"spent"}
+
+
+def test_an_empty_or_foreign_file_is_one_line(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    foreign = tmp_path / "notes.db"
+    foreign.write_text("not a database at all\n", encoding="utf-8")
+    for path, said in ((empty, "is empty"), (foreign, "not an SQLite or DuckDB database")):
+        for command in ("roles", "templates"):
+            assert_user_error(biarena("generate", command, path, "-o", tmp_path / command), said)
+    assert not (tmp_path / "roles").exists() and not (tmp_path / "templates").exists()
+
+
+def test_every_last_n_days_window_is_n_calendar_days(tmp_path: Path) -> None:
+    import re
+    from datetime import datetime, timedelta
+
+    path = write_sqlite(make_shop(orders=600), tmp_path / "shop.sqlite")
+    with open_database(path) as db:
+        roles = Roles.model_validate(yaml.safe_load(draft_roles(db, "shop")))
+        anchor = latest_time(db, roles)
+        made = generate_question_set(db, roles, languages=("en",), per_category=40, seed=1, now=anchor)
+    assert anchor is not None
+    checked = 0
+    for question in made.questions:
+        found = re.search(r"(?:in|over) the last (\d+) days", question.text)
+        if not found:
+            continue
+        days = int(found.group(1))
+        start = datetime.combine(anchor.date() - timedelta(days=days - 1), datetime.min.time())
+        assert f"'{start:%Y-%m-%d %H:%M:%S}'" in question.gold_sql[0], (question.text, question.gold_sql[0])
+        checked += 1
+    assert checked >= 2

@@ -33,7 +33,12 @@ def templates(
     languages: str | None = typer.Option(
         None, "--languages", help="Comma-separated languages (en, zh); default: those the roles file's names are in."
     ),
-    per_category: int = typer.Option(8, "--per-category", min=1, help="Questions (per language) per category."),
+    per_category: int | None = typer.Option(
+        None,
+        "--per-category",
+        min=1,
+        help="Questions (per language) per category (default: 8, more where the roles have many facts: ~6 a fact).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Random seed: the same seed gives the same questions."),
     now: str | None = typer.Option(None, "--now", help="Clock anchor (ISO time); default: the latest timestamp."),
     name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),

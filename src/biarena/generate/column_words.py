@@ -58,6 +58,14 @@ _CONTACT = frozenset(
     }
 )
 _PERSON = frozenset({"first", "last", "middle", "given", "surname", "family", "full", "firstname", "lastname"})
+_LIFECYCLE = frozenset(
+    {"joined", "join", "signup", "signed", "registered", "registration", "hired", "hire", "launched", "launch",
+     "onboarded", "founded", "established", "listed", "since", "birth"}
+)
+_PERSON_ROLES = frozenset(
+    {"manager", "owner", "rep", "representative", "agent", "assignee", "assigned", "author", "reviewer", "approver",
+     "recruiter", "person", "employee", "salesperson", "seller", "buyer", "customer", "user", "by"}
+)
 _CALENDAR = frozenset({"year", "month", "day", "week", "quarter", "hour", "weekday", "years", "months"})
 _PLACE = frozenset({"latitude", "longitude", "lat", "lng", "lon", "long"})
 
@@ -127,6 +135,18 @@ def is_contact(name: str) -> bool:
     if (parts and parts[0] == "contact") or ("user" in found and "name" in found):
         return True
     return ("name" in found and bool(found & _PERSON)) or bool(found & {"firstname", "lastname", "surname"})
+
+
+def is_lifecycle(name: str) -> bool:
+    """When a thing came to be (`joined_on`, `signup_date`, `launched_at`, `HireDate`): an entity's start, not the
+    date of the events that refer to it."""
+    return bool(_LIFECYCLE & set(words(name))) or name.lower().startswith(("signup", "hire"))
+
+
+def names_person(name: str) -> bool:
+    """The name says the column holds a person (`sales_manager`, `owner`, `assigned_to`): with values shaped like
+    people's names, it is personal data, not a category."""
+    return bool(_PERSON_ROLES & set(words(name)))
 
 
 def is_calendar_part(name: str) -> bool:

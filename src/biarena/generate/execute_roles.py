@@ -1,12 +1,13 @@
 """execute_roles: a roles file drafted from a schema (`biarena generate roles DB -o FILE`)."""
 
+import shlex
 from pathlib import Path
 from typing import Any
 
 from biarena.db import open_database
 from biarena.errors import UsageError
 from biarena.events import EventHandler, Message, ignore
-from biarena.generate.database_location import DatabaseLocation
+from biarena.generate.database_location import PASSWORD_KEPT_OUT, DatabaseLocation
 from biarena.generate.generate_settings import RolesSettings
 from biarena.generate.roles_draft import draft_roles
 
@@ -25,7 +26,10 @@ def execute_roles(settings: RolesSettings, on_event: EventHandler = ignore) -> P
         except ValueError as error:
             raise UsageError(f"{location.shown}: {error}") from None
     out.write_text(text, encoding="utf-8")
-    on_event(Message(f"wrote {out}: check it, then biarena generate templates {database} --roles {out} -o BENCH"))
+    if location.has_password:
+        on_event(Message(PASSWORD_KEPT_OUT))
+    shown = shlex.quote(location.stored)
+    on_event(Message(f"wrote {out}: check it, then biarena generate templates {shown} --roles {out} -o BENCH"))
     return out
 
 

@@ -6,7 +6,7 @@ from biarena.benchmarks import save_benchmark
 from biarena.db import describe_schema, open_database
 from biarena.errors import UsageError
 from biarena.events import EventHandler, Message, ignore
-from biarena.generate.database_location import DatabaseLocation
+from biarena.generate.database_location import PASSWORD_KEPT_OUT, DatabaseLocation
 from biarena.generate.execute_roles import drafted_roles
 from biarena.generate.factory import covered_languages, generate_question_set, latest_time
 from biarena.generate.generate_settings import TemplatesSettings
@@ -62,6 +62,8 @@ def execute_templates(settings: TemplatesSettings, on_event: EventHandler = igno
         questions=questions,
     )
     save_benchmark(benchmark, out)
+    if location.has_password:
+        on_event(Message(PASSWORD_KEPT_OUT))
     found = sorted({q.labels[0] for q in questions})
     missing = [c for c in CATEGORIES if f"bis:{c}" not in found]
     per_language = ", ".join(f"{sum(q.language == lang for q in questions)} {lang}" for lang in wanted)

@@ -81,18 +81,28 @@ def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> 
     return True
 
 
-def by_turns(drafts: list[TemplateDraft]) -> list[TemplateDraft]:
-    """The drafts with their facts taking turns (each fact's in their own order), so that a fact with few metrics
-    still gets its share of a category's questions beside one with many."""
+def by_turns(drafts: list[TemplateDraft], asked: Counter[str]) -> list[TemplateDraft]:
+    """The drafts with their facts taking turns, the fact asked about least so far (`asked`) first, each fact's
+    drafts in their own order: a fact with few metrics gets its share beside one with many."""
     queues: dict[str, list[TemplateDraft]] = {}
     for draft in drafts:
         queues.setdefault(draft.tables[0] if draft.tables else "", []).append(draft)
+    order = sorted(queues, key=lambda fact: asked[fact])
     turns: list[TemplateDraft] = []
     while any(queues.values()):
-        for queue in queues.values():
-            if queue:
-                turns.append(queue.pop(0))
+        for fact in order:
+            if queues[fact]:
+                turns.append(queues[fact].pop(0))
     return turns
+
+
+PER_FACT = 6
+"""Questions per fact the default number per category aims at (over all categories)."""
+
+
+def default_per_category(roles: Roles, categories: tuple[str, ...] = CATEGORIES) -> int:
+    """8 per category, or more where the roles have so many facts that 8 would leave some with few questions."""
+    return max(8, -(-PER_FACT * len(roles.facts) // len(categories)))
 
 
 @dataclass
@@ -108,7 +118,7 @@ def generate_question_set(
     roles: Roles,
     *,
     languages: tuple[str, ...] = ("en", "zh"),
-    per_category: int = 8,
+    per_category: int | None = None,
     seed: int = 0,
     now: datetime | None = None,
     categories: tuple[str, ...] = CATEGORIES,
@@ -123,10 +133,12 @@ def generate_question_set(
     types = ColumnTypes(db)
     context = Context(roles=roles, db=db, rng=rng, dates=_dates(db, roles, types), anchor=now, _types=types)
     made = GeneratedQuestions([])
+    cap = per_category if per_category is not None else default_per_category(roles, categories)
+    asked: Counter[str] = Counter()
     for category in categories:
         kept = 0
-        for draft in by_turns(TEMPLATES[category](context)):
-            if kept >= per_category:
+        for draft in by_turns(TEMPLATES[category](context), asked):
+            if kept >= cap:
                 break
             wanted = [lang for lang in languages if lang in draft.texts]
             if not wanted or not draft_is_sound(db, draft, now):
@@ -147,6 +159,7 @@ def generate_question_set(
                     )
                 )
             kept += 1
+            asked[draft.tables[0] if draft.tables else ""] += 1
     return made
 
 
@@ -155,7 +168,7 @@ def generate_questions(
     roles: Roles,
     *,
     languages: tuple[str, ...] = ("en", "zh"),
-    per_category: int = 8,
+    per_category: int | None = None,
     seed: int = 0,
     now: datetime | None = None,
     categories: tuple[str, ...] = CATEGORIES,

@@ -20,8 +20,8 @@ class TemplatesSettings(Settings):
     """roles.yaml (default: a draft of the schema)."""
     languages: list[str] | None = None
     """Languages: en, zh (default: those the roles' names are in)."""
-    per_category: int = Field(8, ge=1, json_schema_extra={"flag": "--per-category"})
-    """Questions (per language) per category."""
+    per_category: int | None = Field(None, ge=1, json_schema_extra={"flag": "--per-category"})
+    """Questions (per language) per category (default: 8, more where the roles have many facts: about 6 a fact)."""
     seed: int = 0
     """Random seed: the same seed gives the same questions."""
     now: datetime | None = None

@@ -31,8 +31,10 @@ from biarena.generate.column_words import (
     is_calendar_part,
     is_contact,
     is_coordinate,
+    is_lifecycle,
     key_stem,
     names_key,
+    names_person,
     phrase,
     table_noun,
     words,
@@ -183,6 +185,8 @@ def _describes(table: TableProfile, column: ColumnProfile, keys: set[str]) -> bo
         return False
     if column.contact_shaped or column.listed or not 2 <= column.distinct <= MAX_DIMENSION_VALUES:
         return False
+    if names_person(column.name) and column.person_shaped:
+        return False
     if column.non_null < 0.5 * table.rows:
         return False
     # a number is an amount or a flag (0/1: "discontinued 0" is no way to ask); a flag written as text or a
@@ -260,10 +264,14 @@ def _facts(tables: dict[str, TableProfile], joins: list[Edge], keys: dict[str, s
         if time is not None:
             draft.time, draft.grain = (table.name, time.name), "hour" if time.time_of_day else "day"
         else:
+            # a line of an event (invoice line, order item) happened when its event did; a log about a customer or
+            # a product did not happen when the customer joined or the product launched
             parents = [
                 (right, found)
                 for left, _, right, _ in joins
-                if left == table.name and (found := _time_of(tables[right])) is not None
+                if left == table.name
+                and (found := _time_of(tables[right])) is not None
+                and not is_lifecycle(found.name)
             ]
             if parents:
                 holder, column = parents[0]
@@ -280,8 +288,30 @@ def _facts(tables: dict[str, TableProfile], joins: list[Edge], keys: dict[str, s
             measures = _measures(table, keys[table.name])
             if measures and table.rows:
                 drafts.append(_FactDraft(table, measures=[c.name for c in measures]))
-    drafts.sort(key=lambda d: (d.catalogue, d.time is None, -d.table.rows, d.table.name))
+    children = defaultdict(set)
+    names = {d.table.name for d in drafts}
+    for left, _, right, _ in joins:
+        if left in names and left != right:
+            children[right].add(left)
+    drafts.sort(key=lambda d: _rank(d, len(children[d.table.name])))
     return drafts
+
+
+def _rank(draft: _FactDraft, lines: int) -> tuple:
+    """How central a fact is, most first: an event with its own time before one whose time comes through a join,
+    an event that other events point at (an order, a trip) before the rest, an entity's sign-ups and a catalogue
+    last; then more measures, then more rows."""
+    own_time = draft.time is not None and draft.time[0] == draft.table.name
+    started = own_time and is_lifecycle(draft.time[1]) if draft.time else False
+    return (
+        draft.catalogue,
+        draft.time is None,
+        started,
+        not own_time,
+        -min(len(draft.measures) + bool(draft.sales), 3),
+        -draft.table.rows,
+        draft.table.name,
+    )
 
 
 def _dimension_name(holder: str, column: str, noun: str) -> str:
@@ -301,6 +331,27 @@ def _metric_name(table: str, column: str) -> str:
     if spoken in _GENERIC_MEASURES:
         return f"{table_noun(table)} {'amount' if spoken in ('total', 'sum') else spoken}"
     return spoken
+
+
+ROWS, SALES = "*rows", "*sales"
+"""Keys of a fact's counted rows and its price x quantity among its metrics' names."""
+
+
+def _metric_names(facts: list[_FactDraft]) -> dict[tuple[str, str], str]:
+    """Every metric's name, rows counted and sales included, none alike: a column named like another fact's rows
+    ("page views") or two facts' sales are told apart by their tables."""
+    named: dict[tuple[str, str], str] = {}
+    for draft in facts:
+        table = draft.table.name
+        named[(table, ROWS)] = plural(table_noun(table))
+        if draft.sales:
+            named[(table, SALES)] = "sales"
+        named.update({(table, m): _metric_name(table, m) for m in draft.measures})
+    counted = {name for where, name in named.items() if where[1] == ROWS}
+    for where, name in named.items():
+        if where[1] != ROWS and name in counted and not name.startswith(table_noun(where[0])):
+            named[where] = f"{table_noun(where[0])} {name}"
+    return _unique_names(named)
 
 
 def _unique_names(named: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
@@ -376,7 +427,7 @@ def draft_roles(db: Database, database: str) -> str:
                 if (draft.nouns[where] == "") == own:
                     named.setdefault(where, _dimension_name(*where, draft.nouns[where]))
     dim_names = _unique_names(named)
-    metric_names = _unique_names({(f.table.name, m): _metric_name(f.table.name, m) for f in facts for m in f.measures})
+    metric_names = _metric_names(facts)
     lines = [
         f"# Column roles of {database}, drafted by `biarena generate roles` from its declared keys, its data and its",
         "# names. Check each role: delete what is not worth asking about, fix aggregations (a rate is averaged, not",
@@ -402,11 +453,12 @@ def draft_roles(db: Database, database: str) -> str:
         if draft.ids:
             lines.append(f"    ids: [{', '.join(_quote(k) for k in draft.ids)}]  # identifiers: filtered, never summed")
         lines.append("    metrics:")
-        lines.append(f"      - {{rows: true, names: {{en: {_quote(plural(noun))}}}}}  # rows counted")
+        counted = metric_names[(table.name, ROWS)]
+        lines.append(f"      - {{rows: true, names: {{en: {_quote(counted)}}}}}  # rows counted")
         if draft.sales:
             lines.append(
                 f"      - {{expression: {_quote(_expression(draft.sales, db.dialect))}, aggregations: [sum, avg], "
-                f"names: {{en: \"sales\"}}}}  # price x quantity"
+                f"names: {{en: {_quote(metric_names[(table.name, SALES)])}}}}}  # price x quantity"
             )
         for column in draft.measures:
             aggregations = ", ".join(_aggregations(column, column in draft.fractions))

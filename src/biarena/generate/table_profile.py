@@ -18,6 +18,7 @@ SAMPLE_ROWS = 200
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
 _PHONE = re.compile(r"^\+?[\d\s().\-/]{7,}$")
+_PERSON_NAME = re.compile(r"^(Mr\.? |Mrs\.? |Ms\.? |Dr\.? )?[A-Z][a-z'\-]+( [A-Z]\.)?( [A-Z][a-zA-Z'\-]+){1,2}$")
 _PRIMARY = re.compile(r"primary\s+key\s*\(([^)]*)\)", re.I)
 _INLINE_PRIMARY = re.compile(r"[\[\"`]?(\w+)[\]\"`]?\s+\w+[^,(]*?\bprimary\s+key", re.I)
 
@@ -55,6 +56,12 @@ class ColumnProfile:
         """Most sampled values are comma-separated lists (`Trailers,Commentaries`): sets, not categories."""
         texts = [v for v in self.sample if isinstance(v, str)]
         return bool(texts) and sum("," in v for v in texts) >= 0.5 * len(texts)
+
+    @property
+    def person_shaped(self) -> bool:
+        """Most sampled values read as people's names (`Maria Anders`, `Jean-Luc O'Neil`)."""
+        texts = [v for v in self.sample if isinstance(v, str)]
+        return bool(texts) and sum(bool(_PERSON_NAME.match(v)) for v in texts) >= 0.8 * len(texts)
 
     @property
     def contact_shaped(self) -> bool:

@@ -4,7 +4,9 @@ Each gets the question as JSON: {"question_id", "question", "language", "databas
 "schema", "knowledge", "now"} and returns JSON: {"sql": "...", "answer": "...", "queries": [...],
 "plan": "..."} (every field optional). Queries run through biarena's sandbox, never the system's.
 An http or command system has a total deadline per question and a reply size limit; every system has
-a cap on the queries one reply may run.
+a cap on the queries one reply may run. What a system says back (its reply, its errors) is redacted before
+anything of it is run or kept: a system may hold the keys of the environment biarena runs in (a command
+inherits it) and quote them.
 """
 
 import contextlib
@@ -29,6 +31,8 @@ from biarena.agents.system import AgentEnv, run_step
 from biarena.benchmarks.archive import Size
 from biarena.db import describe_schema
 from biarena.errors import UsageError
+from biarena.llm.openai_provider import KEY_VARIABLES
+from biarena.llm.redact import redact_reply, redact_start, remember_environment_keys
 from biarena.options import Options
 from biarena.records import Answer, Question, SystemSpec
 from biarena.records.sanitize import clean_value, describe_changes
@@ -38,6 +42,8 @@ DEFAULT_MAX_REPLY_QUERIES = 20
 
 _CHUNK = 64 * 1024
 _STDERR_KEPT = 4096
+_SAID_READ = 4096
+"""Bytes of a failed reply redacted before its first few hundred characters are kept."""
 
 
 class SystemTimeout(Exception):
@@ -195,6 +201,7 @@ class _External:
     max_reply_queries = DEFAULT_MAX_REPLY_QUERIES
 
     def __init__(self) -> None:
+        remember_environment_keys(KEY_VARIABLES)
         self._live: dict[int, Callable[[], None]] = {}
         self._live_lock = threading.Lock()
         self._cancelled = False
@@ -234,10 +241,11 @@ class _External:
         """Ask the external system, then replay its SQL safely."""
         system = SystemSpec(agent=self.name, options={"target": self.target})
         try:
-            reply = self.call(request_payload(question, env))
+            reply = redact_reply(self.call(request_payload(question, env)))
             answer = answer_from_reply(reply, question, env, system, self.max_reply_queries)
         except Exception as error:  # whatever the system does wrong is recorded on the answer
             message = str(error) if isinstance(error, _OWN_ERRORS) else f"{type(error).__name__}: {error}"
+            message = redact_reply(message, error=True)
             return Answer(question_id=question.id, system=system, status="error", error=message[:500])
         if answer.status == "ok" and not answer.steps and not answer.text:
             answer.status, answer.error = "error", "the reply has no sql, queries or answer"
@@ -279,7 +287,7 @@ class HttpSystem(_External):
         if time.monotonic() >= deadline:
             raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)")
         if not 200 <= response.status < 300:
-            preview = bytes(body[:300]).decode("utf-8", "replace")
+            preview = _said(body)[:300]
             raise SystemFailed(f"HTTP {response.status} {response.reason}: {preview}")
         return _parse(body)
 
@@ -319,10 +327,17 @@ def _parse(reply: bytes | bytearray) -> Any:
     except UnicodeDecodeError as error:
         raise SystemFailed(f"the reply is not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
-        start = bytes(reply[:80]).decode("utf-8", "replace")
+        start = _said(reply)[:80]
         raise SystemFailed(f"the reply is not JSON ({error.msg} at char {error.pos}): {start!r}") from None
     except RecursionError:
         raise SystemFailed("the reply is JSON nested too deeply") from None
+
+
+def _said(said: bytes | bytearray, read: int = _SAID_READ) -> str:
+    """The start of what a system said when it failed, as text redacted (and counted when it held a key), before a
+    part of it is kept; `said` is cut off when it is `read` bytes or more."""
+    text = bytes(said[:read]).decode("utf-8", "replace")
+    return redact_start(text, whole=len(said) < read)
 
 
 def _shut(connection: http.client.HTTPConnection) -> None:
@@ -412,7 +427,7 @@ class CommandSystem(_External):
         if timed_out:
             raise SystemTimeout(f"no reply within {self.timeout:g} s (system_timeout); the command was stopped")
         if process.returncode != 0:
-            detail = bytes(stderr).decode("utf-8", "replace").strip()[-300:]
+            detail = _said(stderr, _STDERR_KEPT).strip()[-300:]
             raise SystemFailed(f"exit code {process.returncode}: {detail}")
         return _parse(stdout)
 

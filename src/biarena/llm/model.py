@@ -9,7 +9,7 @@ from biarena.llm.cache import ResponseCache, cache_key
 from biarena.llm.health import EndpointHealth
 from biarena.llm.model_options import ModelOptions
 from biarena.llm.notices import Notice, notify
-from biarena.llm.redact import redact, redact_url
+from biarena.llm.redact import redact, redact_reply, redact_url
 from biarena.llm.shared_limit import shared_turn
 from biarena.llm.structured import LEVELS, at_level, check_level, json_values, parse_reply, repair_request
 from biarena.llm.try_seed import seed_for_try
@@ -152,7 +152,7 @@ class Model:
             return None
         remembered = redact(self.cache.identity(self.spec)) if self.cache is not None else None
         try:
-            found = redact(ask())
+            found = redact(redact_reply(ask()))
         except UnreachableError as error:
             self.health.suspect(" ".join(str(error).split())[:200])
             return remembered
@@ -250,8 +250,11 @@ class Model:
             completion = self.cache.get(key) if use_cache else None
         if completion is None:
             completion = self._structured_call(request) if request.schema is not None else self._retrying(request)
+            _mask_reply(completion)
             if self.cache is not None and key:
                 self.cache.put(key, completion)
+        else:
+            _mask_reply(completion)  # a reply cached before replies were masked
         self.usage.add(completion, self.cost(completion))
         return completion
 
@@ -351,6 +354,13 @@ class Model:
             replies=tuple(replies),
             completions=(*earlier, completion),
         )
+
+
+def _mask_reply(completion: Completion) -> None:
+    """Mask the keys a server quoted back in a reply (streamed ones whole, so a key split across pieces is found)."""
+    completion.text = redact_reply(completion.text)
+    if completion.finish_reason is not None:
+        completion.finish_reason = redact_reply(completion.finish_reason)
 
 
 def _short(identity: dict[str, Any]) -> str:

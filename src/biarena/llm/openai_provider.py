@@ -12,7 +12,7 @@ from biarena.errors import UsageError
 from biarena.llm.model_options import ModelOptions, OpenAIModel
 from biarena.llm.notices import Notice, notify
 from biarena.llm.openai_stream import streamed_completion
-from biarena.llm.redact import redact_headers, redact_text, redact_url, remember_secret
+from biarena.llm.redact import redact_headers, redact_reply, redact_text, redact_url, remember_secret
 from biarena.llm.types import (
     ChatRequest,
     Completion,
@@ -317,13 +317,14 @@ class OpenAIProvider:
             raise self._unreachable(error, self.timeout) from None
         except openai.APIStatusError as error:
             wait = retry_after(getattr(error.response, "headers", None))
-            message = _clip(redact_text(_message(error)))
+            message = _clip(redact_reply(_message(error), error=True))
             sent_format = "response_format" in body
             raise status_error(error.status_code, message, sent_response_format=sent_format, wait=wait) from None
         except openai.APIError as error:  # an error event in the middle of a streamed reply
-            raise RetryableError(f"the server stopped its reply: {_clip(redact_text(_message(error)))}") from None
+            said = _clip(redact_reply(_message(error), error=True))
+            raise RetryableError(f"the server stopped its reply: {said}") from None
         except ValueError as error:  # a reply cut short or not JSON: the server answered, but not with a completion
-            said = _clip(redact_text(" ".join(str(error).split())), 200)
+            said = _clip(redact_reply(" ".join(str(error).split()), error=True), 200)
             raise RetryableError(f"the reply is not a chat completion: {said}") from None
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content or "") if choice else ""

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from biarena.llm.redact import redact_text
+from biarena.llm.redact import redact_reply
 from biarena.llm.types import Completion, RetryableError, UnreachableError
 from biarena.llm.writing_notices import Tally
 
@@ -113,6 +113,6 @@ def _chunks(stream: Any) -> Iterator[Any]:
 
 
 def _clip(text: str, limit: int = 200) -> str:
-    """`text` redacted, then cut to `limit` characters."""
-    text = redact_text(text)
+    """`text` (a server's words) redacted, then cut to `limit` characters."""
+    text = redact_reply(text, error=True)
     return text if len(text) <= limit else text[:limit] + " ..."

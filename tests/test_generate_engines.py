@@ -116,3 +116,24 @@ def test_cli_generates_on_postgres_and_duckdb(
         assert ref.dialect == ("postgres" if name == "postgres" else "duckdb")
         assert (ref.url is not None) == (name == "postgres")
         assert len(benchmark.questions) >= 2 * len(CATEGORIES)
+
+
+def test_a_password_in_the_url_is_written_nowhere(shop_postgres: str, tmp_path: Path) -> None:  # noqa: F811
+    from biarena.benchmarks import load_benchmark
+    from tests.test_cli import biarena
+
+    secret = "s3cret-Pass-in-url"
+    with_password = shop_postgres.replace("@", f":{secret}@", 1)
+    roles = tmp_path / "roles.yaml"
+    drafted = biarena("generate", "roles", with_password, "-o", roles)
+    made = biarena("generate", "templates", with_password, "-o", tmp_path / "bench", "--per-category", "1")
+    for done in (drafted, made):
+        assert done.returncode == 0, done.stderr
+        assert secret not in done.stdout + done.stderr
+        assert "written to no file" in done.stderr and "PGPASSWORD" in done.stderr
+    assert "then biarena generate templates " + shop_postgres in drafted.stderr
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    # libpq takes it from the environment when the benchmark runs (trust here, so any password would do)
+    assert load_benchmark(tmp_path / "bench").databases["shop"].url == shop_postgres

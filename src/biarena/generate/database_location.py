@@ -22,14 +22,16 @@ PASSWORD_KEPT_OUT = (
 def without_password(url: str) -> str:
     """A server URL without its password (the URL as given when it does not parse or has none)."""
     try:
-        from sqlalchemy.engine import make_url
+        from sqlalchemy.engine import URL, make_url
 
         parsed = make_url(url)
     except Exception:
         return re.sub(r"(://[^:/@]*):[^@]*@", r"\1@", url)
     if parsed.password is None:
         return url
-    return parsed.set(password=None).render_as_string(hide_password=False)
+    # URL.set(password=None) keeps the password (None means "unchanged" there): build the URL anew without it
+    bare = URL.create(parsed.drivername, parsed.username, None, parsed.host, parsed.port, parsed.database, parsed.query)
+    return bare.render_as_string(hide_password=False)
 
 
 @dataclass(frozen=True)

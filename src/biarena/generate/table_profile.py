@@ -8,13 +8,15 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from biarena.db import Database
+from biarena.db import Database, SqlTimeout
 from biarena.generate import sql_builder as sb
 from biarena.generate.column_types import ColumnTypes
 from biarena.generate.sql_builder import ColumnRef, Storage
 
 SAMPLE_ROWS = 200
 """Rows read per table to recognise dates and value shapes."""
+PROFILE_ROWS = 100_000
+"""Rows profiled of a table whose full profile does not finish within the statement time limit."""
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
 _PHONE = re.compile(r"^\+?[\d\s().\-/]{7,}$")
@@ -131,7 +133,12 @@ def _profile(db: Database, types: ColumnTypes, name: str, views: set[str]) -> Ta
         if storage[column] == "number":
             parts += [exp.Min(this=col.copy()), exp.Max(this=col.copy())]
     selected = [exp.alias_(part, f"p{i}") for i, part in enumerate(parts)]
-    row = db.execute(sb.render(exp.select(*selected).from_(sb.table(name)), db.dialect)).rows[0]
+    try:
+        row = db.execute(sb.render(exp.select(*selected).from_(sb.table(name)), db.dialect)).rows[0]
+    except SqlTimeout:
+        # a table too large to profile within the statement time limit: its first rows stand for it
+        first = exp.select("*").from_(sb.table(name)).limit(PROFILE_ROWS).subquery("first_rows")
+        row = db.execute(sb.render(exp.select(*selected).from_(first), db.dialect)).rows[0]
     rows, at = int(row[0] or 0), 1
     columns: dict[str, ColumnProfile] = {}
     for index, column in enumerate(sample.columns):

@@ -64,7 +64,7 @@ def test_a_hanging_server_stops_the_run_after_one_timeout(tmp_path: Path, bis_sy
 def test_a_question_left_without_an_answer_by_the_model_exits_3(tmp_path: Path, bis_synth_dir: Path) -> None:
     with endpoint(sql_reply, actions=[("status", 400)]) as (url, _):
         result = cli(*run_args(bis_synth_dir, url, tmp_path / "one.run"))
-    assert result.returncode == 3 and "5 ran, 0 SQL failed, 1 no answer" in result.stderr
+    assert result.returncode == 3 and "(5 ran, 0 SQL failed), 1 no answer" in result.stderr
 
 
 def test_retry_after_waits_show_in_the_progress_lines(tmp_path: Path, bis_synth_dir: Path) -> None:

@@ -85,7 +85,7 @@ def test_model_failure_on_one_question_is_recorded(tmp_path: Path, bis_synth_dir
             "run", bis_synth_dir, "--agent", "text2sql", "--model", f"openai:fail@{url}", "--limit", "3", "-o", run
         )
         assert result.returncode == 3  # a question left without an answer by a model error
-        assert "2 ran, 0 SQL failed, 1 no answer" in result.stderr
+        assert "(2 ran, 0 SQL failed), 1 no answer" in result.stderr
         assert re.search(r"\[\d/3\] \S+: no answer: .*400", result.stderr), result.stderr
         assert "1 question has no answer: run the same command with --retry-errors" in result.stderr
         exported = tmp_path / "fail.jsonl"

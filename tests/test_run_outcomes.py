@@ -35,7 +35,7 @@ def test_progress_line_names_each_outcome(tmp_path: Path, shop: Path) -> None:
     assert "q0002: SQL failed: " in lines["q0002"]
     assert lines["q0003"].endswith("q0003: ran")
     assert "q0004: no answer: no prediction for this question" in lines["q0004"]
-    assert "1 ran, 3 SQL failed, 2 no answer" in result.stderr
+    assert "4 of 6 questions answered (1 ran, 3 SQL failed), 2 no prediction;" in result.stderr
     assert "most common errors:" in result.stderr and "2 × no prediction for this question" in result.stderr
     assert " ok" not in result.stderr
 
@@ -95,7 +95,7 @@ def test_retry_errors_asks_again_only_the_questions_without_an_answer(tmp_path: 
     run = tmp_path / "flaky.run"
     args = ["run", shop, "--system", "command", "--command", command, "-o", run]
     first = cli(*args)
-    assert first.returncode == 0 and "3 ran, 0 SQL failed, 3 no answer" in first.stderr
+    assert first.returncode == 0 and "(3 ran, 0 SQL failed), 3 no answer" in first.stderr
     assert "--retry-errors" in first.stderr
     assert cli("score", run).returncode == 0
     resumed = cli(*args)
@@ -106,7 +106,8 @@ def test_retry_errors_asks_again_only_the_questions_without_an_answer(tmp_path: 
     retried = cli(*args, "--retry-errors")
     assert retried.returncode == 0, retried.stderr
     assert sorted(log.read_text().split()[6:]) == ["q0001", "q0003", "q0004"]
-    assert "3 answered now (3 asked again), 3 before; 6 ran, 0 SQL failed, 0 no answer" in retried.stderr
+    end = "6 of 6 questions answered (6 ran, 0 SQL failed), 0 no answer; 3 asked now (3 again), 3 before"
+    assert end in retried.stderr
     assert all(a["status"] == "ok" for a in answers_of(run).values())
     # the replaced answers lost their old scores, so scoring finds exactly those three
     scored = cli("score", run)
@@ -119,10 +120,10 @@ def test_a_run_grows_when_the_selection_widens(tmp_path: Path, shop: Path) -> No
     grown = cli("run", shop, "--system", "gold", "--limit", "4", "-o", run)
     assert grown.returncode == 0, grown.stderr
     assert "growing" in grown.stderr and "by 2 questions" in grown.stderr
-    assert "2 answered now" in grown.stderr and "2 before" in grown.stderr
+    assert "2 asked now, 2 before" in grown.stderr
     assert spec_of(run)["question_ids"] == ["q0000", "q0001", "q0002", "q0003"]
     narrower = cli("run", shop, "--system", "gold", "--limit", "1", "-o", run)
-    assert narrower.returncode == 0 and "0 answered now, 1 before" in narrower.stderr
+    assert narrower.returncode == 0 and "0 asked now, 1 before" in narrower.stderr
     sample = cli("run", shop, "--system", "gold", "--per-category", "3", "-o", run)
     assert sample.returncode == 0, sample.stderr
     assert spec_of(run)["question_ids"] == [f"q{i:04d}" for i in range(6)]  # benchmark order kept

@@ -18,6 +18,8 @@ from biarena.records.sanitize import clean_text
 
 SQL_FIELDS = ("sql", "predicted_sql", "query")
 """Fields a prediction's SQL may be given in (the first is the native one)."""
+NO_PREDICTION = "no prediction for this question"
+"""The error recorded for a question the predictions file has no prediction for."""
 
 
 def load_predictions(path: Path) -> dict[str, str | None]:
@@ -232,9 +234,7 @@ class PredictionsSystem:
         system = SystemSpec(agent=self.name, options={"predictions": self.path.name})
         found, sql, why = self._predicted(question, env)
         if not found:
-            return Answer(
-                question_id=question.id, system=system, status="error", error="no prediction for this question"
-            )
+            return Answer(question_id=question.id, system=system, status="error", error=NO_PREDICTION)
         if why is not None:
             return Answer(question_id=question.id, system=system, status="error", error=why)
         if sql is None:

@@ -5,9 +5,13 @@ a line per item in a log, notices (a model waiting, retrying) on the bar or as l
 resume after an outage. Close it (`close`) when the workflow returns.
 """
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.console import RenderableType
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+from rich.table import Column
+from rich.text import Text
 
 from biarena.cli.console import err
 from biarena.cli.notice_line import notice_listener
@@ -30,6 +34,8 @@ class EventView:
     stopped_type: ClassVar[type]
     counters: ClassVar[str]
     """The bar's text after the count, with `{task.fields[NAME]}` for each counter."""
+    narrow_counters: ClassVar[str | None] = None
+    """The counters that matter most, for a terminal narrower than `WIDE` columns (None: `counters`, cut to fit)."""
 
     def __init__(self) -> None:
         self.bar: Progress | None = None
@@ -63,27 +69,55 @@ class EventView:
 
     def _open_bar(self, description: str, total: int | None, **fields: Any) -> None:
         """Start the progress bar (shown on a terminal only) with the subclass's counters at their first values."""
-        self.bar = Progress(
-            TextColumn("{task.description}", markup=False, style="bold"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn(self.counters, markup=False),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[waiting]}", markup=False, style="yellow"),
-            console=err,
-            disable=not err.is_terminal,
-        )
+        self.bar = NoticeBar(self.counters, self.narrow_counters, console=err, disable=not err.is_terminal)
         self.bar.start()
-        self.task = self.bar.add_task(description, total=total, waiting="", **fields)
+        self.task = self.bar.add_task(description, total=total, **fields)
 
     def _update(self, **fields: Any) -> None:
-        """Move the bar (a notice shown on it is cleared)."""
+        """Move the bar (a notice shown under it is cleared)."""
         if self.bar is not None:
-            self.bar.update(self.task, waiting="", **fields)
+            self.bar.notice = ""
+            self.bar.update(self.task, **fields)
 
     def _waiting(self, text: str) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, waiting=text)
+            self.bar.notice = text
+            self.bar.refresh()
+
+
+WIDE = 132
+"""Columns from which the bar shows every counter and the bar itself at full length."""
+
+
+class NoticeBar(Progress):
+    """A progress bar on one line that fits the terminal (fewer counters and a shorter bar under `WIDE` columns),
+    and the latest notice (a wait, a reply being read or written) on a line of its own under it."""
+
+    def __init__(self, counters: str, narrow_counters: str | None = None, **kwargs: Any) -> None:
+        self.wide = self._columns(counters, 40)
+        self.narrow = self._columns(narrow_counters or counters, 10)
+        self.notice = ""
+        """The line under the bar; empty: none."""
+        super().__init__(*self.wide, **kwargs)
+
+    @staticmethod
+    def _columns(counters: str, bar_width: int) -> tuple[ProgressColumn, ...]:
+        cut = Column(no_wrap=True, overflow="ellipsis")  # a column that does not fit is cut, never wrapped
+        return (
+            TextColumn("{task.description}", markup=False, style="bold", table_column=cut),
+            BarColumn(bar_width=bar_width),
+            MofNCompleteColumn(),
+            TextColumn(counters, markup=False, table_column=Column(no_wrap=True, overflow="ellipsis")),
+            TimeRemainingColumn(),
+        )
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        """The bar's line, then the notice's (cut at the terminal's width rather than wrapped)."""
+        live = getattr(self, "live", None)  # None while Progress is being made: it renders once before
+        self.columns = self.narrow if live is not None and live.console.width < WIDE else self.wide
+        yield self.make_tasks_table(self.tasks)
+        if self.notice:
+            yield Text(self.notice, style="yellow", no_wrap=True, overflow="ellipsis")
 
     def _start(self, event: Any) -> None:
         raise NotImplementedError

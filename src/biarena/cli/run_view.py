@@ -29,6 +29,9 @@ class RunView(EventView):
         "ran {task.fields[ran]} · SQL failed {task.fields[sql_failed]} · no answer {task.fields[no_answer]} · "
         "calls {task.fields[calls]} · tokens {task.fields[tokens]}"
     )
+    narrow_counters = (
+        "ran {task.fields[ran]} · SQL failed {task.fields[sql_failed]} · no answer {task.fields[no_answer]}"
+    )
 
     def __init__(self, on_answer: Callable[[RunProgress], None] | None = None) -> None:
         super().__init__()

@@ -64,13 +64,26 @@ class SpeculativeLlama(Llama):
         """Tokens written so far of the reply being generated."""
         self.first_written_at: float | None = None
         """When the reply's first token came (`time.monotonic`), after the prompt was read."""
+        self.prompt_tokens = 0
+        """Tokens of the reply's prompt."""
+        self.prompt_read = 0
+        """Of those, read so far: the prefix kept from the previous prompt, then each batch once it is evaluated."""
+        self.reading_from = 0
+        """Tokens already read (kept) when reading the prompt began."""
+        self.reading_started_at: float | None = None
+        """When reading the prompt began (`time.monotonic`)."""
+        self.prompt_read_at: float | None = None
+        """When `prompt_read` last grew (`time.monotonic`)."""
         self._prompt_evaluated = False
         self._last_check: tuple[int, int] | None = None
 
     def generate(self, tokens: Sequence[int], **kwargs: Any) -> Generator[int, Sequence[int] | None, None]:
-        """`Llama.generate`, drafting by prompt lookup when `draft` > 0; `written` counts the tokens it yields."""
+        """`Llama.generate`, drafting by prompt lookup when `draft` > 0; `written` counts the tokens it yields and
+        `prompt_read` the prompt's tokens read (see `eval`)."""
         self.written = 0
         self.first_written_at = None
+        self.prompt_tokens = self.prompt_read = self.reading_from = 0
+        self.reading_started_at = self.prompt_read_at = None
         if self.draft <= 0:
             yield from self._counted(super().generate(tokens, **kwargs))
             return
@@ -98,7 +111,10 @@ class SpeculativeLlama(Llama):
     def eval(self, tokens: Sequence[int]) -> None:
         """Evaluate tokens: the prompt as `Llama.eval` does; then [last token, drafts...] with logits at each."""
         if self.draft_model is None or not self._prompt_evaluated:
-            super().eval(tokens)
+            if self.first_written_at is None:
+                self._read_prompt(tokens)
+            else:
+                super().eval(tokens)
             self._prompt_evaluated = self.draft_model is not None
             return
         batch = [int(token) for token in tokens]
@@ -110,6 +126,17 @@ class SpeculativeLlama(Llama):
         self.input_ids[start : start + len(batch)] = batch
         self.n_tokens += len(batch)
         self._requires_eval = False
+
+    def _read_prompt(self, tokens: Sequence[int]) -> None:
+        """Evaluate the prompt's tokens that are not kept from the previous prompt, counting `prompt_read` after each
+        batch. `Llama.eval` cuts the tokens into the same `n_batch` slices and evaluates them in the same order, so
+        the model's state, and the reply, are the same as with one call."""
+        self.reading_from = self.prompt_read = self.n_tokens
+        self.prompt_tokens = self.n_tokens + len(tokens)
+        self.reading_started_at = time.monotonic()
+        for start in range(0, len(tokens), self.n_batch):
+            super().eval(tokens[start : start + self.n_batch])
+            self.prompt_read, self.prompt_read_at = self.n_tokens, time.monotonic()
 
     def _count(self, start: int, drafted: int) -> None:
         """Count the previous check's outcome: it kept the tokens up to where this one starts."""

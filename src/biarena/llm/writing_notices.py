@@ -28,6 +28,16 @@ class Tally:
     """When the first token came (`time.monotonic()`); None while the prompt is read."""
     approximate: bool = False
     """`written` counts the pieces a server streamed (one token each on most servers), not its own token count."""
+    prompt_tokens: int = 0
+    """Tokens of the prompt, when the model tells how far it has read it (0: it does not, e.g. a server)."""
+    prompt_read: int = 0
+    """Of those, read so far (a prefix kept from the previous prompt counts as read)."""
+    reading_from: int = 0
+    """Tokens already read when reading began (the kept prefix): the reading rate counts those read after."""
+    reading_started_at: float | None = None
+    """When reading the prompt began (`time.monotonic()`)."""
+    prompt_read_at: float | None = None
+    """When `prompt_read` last grew (`time.monotonic()`)."""
 
     def add(self, tokens: int = 1, *, exact: int | None = None) -> None:
         """Count `tokens` more (streamed pieces), or set the count to the server's own `exact` one."""
@@ -65,7 +75,7 @@ class _Reply:
             tally, who = self.tally, self.who
             written, first = getattr(tally, "written", 0), getattr(tally, "first_written_at", None)
             if first is None:
-                text = f"{who} {self.reading} ({time.monotonic() - self.started:.0f} s)"
+                text = reading_text(tally, who, self.reading, time.monotonic() - self.started)
                 notify(Notice("writing", text, tokens=0, rate=0.0, source=self.source))
                 return
             rate = written / max(time.monotonic() - first, 1e-6)
@@ -73,6 +83,38 @@ class _Reply:
             about = "~" if approximate else ""
             text = f"{who} writing: {about}{written} tokens, {about}{rate:.1f} tok/s"
             notify(Notice("writing", text, tokens=written, rate=rate, approximate=approximate, source=self.source))
+
+
+def reading_text(tally: Any, who: str, reading: str, waited: float) -> str:
+    """The line while the prompt is read: tokens read of the prompt's, the reading rate and the time left when the
+    model tells them (`prompt_tokens`, `prompt_read`, `reading_from`, `reading_started_at`, `prompt_read_at` on
+    `tally`), else only how long it has been (`waited` seconds).
+
+    The count grows a batch at a time (512 tokens, most of a minute on two cores): the rate is the one measured when
+    the last batch was read, and the time left counts down from what it predicted then, rather than jumping up
+    while the next batch is read."""
+    total, read = getattr(tally, "prompt_tokens", 0), getattr(tally, "prompt_read", 0)
+    if total <= 0:
+        return f"{who} {reading} ({waited:.0f} s)"
+    since, start = getattr(tally, "reading_started_at", None), getattr(tally, "reading_from", 0)
+    counted = f"{who} {reading} {read:,}/{total:,} tokens"
+    if since is None or read <= start:  # nothing read yet: no rate to tell the time left by
+        return f"{counted} · {waited:.0f} s"
+    now = time.monotonic()
+    read_at = getattr(tally, "prompt_read_at", None) or now
+    rate = (read - start) / max(read_at - since, 1e-6)
+    left = max((total - read) / rate - (now - read_at), 1.0)
+    return f"{counted} · {rate:.0f} tok/s · {_duration(left)} left"
+
+
+def _duration(seconds: float) -> str:
+    """`45s`, `1m 30s`, `1h 05m`: short enough for a progress line."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
 class _Ticker:
@@ -133,7 +175,8 @@ if hasattr(os, "register_at_fork"):
 def writing_notices(tally: Any, who: str = "local model", reading: str = "reading the prompt") -> Iterator[None]:
     """While the block runs, tell listeners every `WRITING_EVERY` seconds how far the reply is: tokens written and
     tokens per second since the first one (`tally` has `written` and `first_written_at`, and `approximate` when the
-    count is the server's pieces: then it reads `~N tokens`); before the first, that `who` is `reading`. A reply that
+    count is the server's pieces: then it reads `~N tokens`); before the first, that `who` is `reading`, with the
+    tokens read of the prompt, the rate and the time left when `tally` counts them (`reading_text`). A reply that
     was told about ends with an `ended` notice. The reply itself is made as it would be without them."""
     started = time.monotonic()
     reply = _Reply(tally, who, reading, started, next(_SOURCES), started + WRITING_EVERY)

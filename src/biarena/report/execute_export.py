@@ -14,14 +14,17 @@ from biarena.report.run_data import read_runs
 def execute_export(settings: ExportSettings, stream: BinaryIO | None = None, on_event: EventHandler = ignore) -> int:
     """Write the runs' rows to `settings.out` (atomically), else to the binary `stream`; return the rows written.
 
-    A file written is said as a message through `on_event`. `nested` applies to JSONL only (UsageError)."""
+    A file written is said as a message through `on_event`. `nested` applies to JSONL only (UsageError); `rows`
+    adds each answer's and gold's first result rows, as the run file holds them (`KeptRows`)."""
     target = settings.out
     if target is not None:
         writable_target(target)
     chosen = format_for(target, settings.format)
     if settings.nested and chosen != "jsonl":
         raise UsageError(f"--nested applies to JSONL; {chosen} has one column per score")
-    records = export_records(read_runs(settings.runs, settings.labels))
+    if settings.rows is not None and settings.rows < 1:
+        raise UsageError(f"--rows {settings.rows}: give the most rows to keep of each result, 1 or more")
+    records = export_records(read_runs(settings.runs, settings.labels), settings.rows)
     if target is None:
         if stream is None:
             raise UsageError("export: name a file to write (-o FILE) or give a stream")

@@ -11,6 +11,7 @@ from biarena.errors import UsageError
 from biarena.metrics.summary import counted_scores, unusable_gold
 from biarena.records.outcome import outcome_of
 from biarena.report.comparison import score_names
+from biarena.report.kept_rows import ROW_FIELDS, KeptRows
 from biarena.report.run_data import RunData, TryData
 
 FORMATS = ("jsonl", "csv", "parquet")
@@ -57,10 +58,11 @@ def format_for(path: Path | None, given: str | None) -> str:
     return given
 
 
-def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
+def export_records(runs: list[RunData], rows: int | None = None) -> list[dict[str, Any]]:
     """One record per question (and try: `try`, 0 for the first) of each run, in run order; scores as the means
     count them (0 without an answer). `tries_agree` says whether a question's tries give the same result (empty for
-    a run of one try).
+    a run of one try). With `rows`, each record also holds the first `rows` rows of the answer's result and of the
+    gold's (`ROW_FIELDS`, as `KeptRows` finds them in the run file).
 
     A score is empty for a question its scorer does not score (e.g. `corgi` on a descriptive question)."""
     names = score_names(runs)
@@ -75,6 +77,7 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
         counted = {t.number: counted_scores(run.questions, t.answers, t.scores, unusable=bad) for t in tries}
         answers = {(t.number, a.question_id): a for t in tries for a in t.answers}
         agree = {q.question_id: q.agree for q in run.repeatability.questions} if run.repeatability else {}
+        kept = KeptRows(run, rows) if rows is not None else None
         for question, one in ((q, t) for q in run.questions for t in tries):
             answer = answers.get((one.number, question.id))
             outcome = outcome_of(answer)
@@ -82,41 +85,42 @@ def export_records(runs: list[RunData]) -> list[dict[str, Any]]:
             for name in names:
                 if (question.id, scorers.get(name, name)) in one.not_applicable:
                     values[name] = None
-            records.append(
-                {
-                    "run": run.label,
-                    "system": run.spec.system,
-                    "model": run.spec.model,
-                    "benchmark": run.spec.benchmark_name,
-                    "question_id": question.id,
-                    "try": one.number,
-                    "tries_agree": agree.get(question.id),
-                    "question": question.text,
-                    "labels": list(question.labels),
-                    "language": question.language,
-                    "outcome": outcome.kind,
-                    "error": outcome.error,
-                    "status": answer.status if answer else None,
-                    "sql": answer.final_sql if answer else None,
-                    "answer": answer.text if answer else None,
-                    "reference": question.reference_answer,
-                    "scores": {name: values.get(name) for name in names},
-                }
-            )
+            record = {
+                "run": run.label,
+                "system": run.spec.system,
+                "model": run.spec.model,
+                "benchmark": run.spec.benchmark_name,
+                "question_id": question.id,
+                "try": one.number,
+                "tries_agree": agree.get(question.id),
+                "question": question.text,
+                "labels": list(question.labels),
+                "language": question.language,
+                "outcome": outcome.kind,
+                "error": outcome.error,
+                "status": answer.status if answer else None,
+                "sql": answer.final_sql if answer else None,
+                "answer": answer.text if answer else None,
+                "reference": question.reference_answer,
+            }
+            if kept is not None:
+                record |= kept.answer(question, answer).fields("result") | kept.gold(question).fields("gold")
+            records.append(record | {"scores": {name: values.get(name) for name in names}})
     return records
 
 
 def flat_records(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
     """The columns and rows of every export (JSONL, CSV, Parquet): each score its own column (`score_NAME` when a
-    score is named like a field)."""
+    score is named like a field), after the result rows' columns when the records hold them."""
     names = list(records[0]["scores"]) if records else []
-    columns = {name: f"score_{name}" if name in FIELDS else name for name in names}
+    fields = [*FIELDS, *(ROW_FIELDS if records and ROW_FIELDS[0] in records[0] else [])]
+    columns = {name: f"score_{name}" if name in fields else name for name in names}
     rows = []
     for record in records:
         flat = {k: v for k, v in record.items() if k != "scores"}
         flat.update({columns[name]: value for name, value in record["scores"].items()})
         rows.append(flat)
-    return [*FIELDS, *columns.values()], rows
+    return [*fields, *columns.values()], rows
 
 
 def _jsonl(records: list[dict[str, Any]], handle: IO[bytes], nested: bool = False) -> None:
@@ -131,9 +135,19 @@ def _csv(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
     writer = csv.DictWriter(text, fieldnames=fields)
     writer.writeheader()
     for row in rows:
-        writer.writerow(safe_row({**row, "labels": ";".join(row["labels"])}))
+        cells = {**row, "labels": ";".join(row["labels"])}
+        cells.update({name: _json_cell(row[name]) for name in _NESTED if name in row})
+        writer.writerow(safe_row(cells))
     text.flush()
     text.detach()
+
+
+_NESTED = ("result_columns", "result_rows", "gold_columns", "gold_rows")
+"""Row fields that hold lists: JSON text in a CSV cell, and in Parquet."""
+
+
+def _json_cell(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
@@ -147,7 +161,9 @@ def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
     types["labels"] = pa.list_(pa.string())
     types["try"] = pa.int64()
     types["tries_agree"] = pa.bool_()
+    types |= {name: pa.string() for name in ROW_FIELDS} | {"result_truncated": pa.bool_(), "gold_truncated": pa.bool_()}
     schema = pa.schema([(name, types.get(name, pa.float64())) for name in fields])
+    rows = [row | {name: _json_cell(row[name]) for name in _NESTED if name in row} for row in rows]
     table = pa.Table.from_pylist(rows, schema=schema)
     buffer = io.BytesIO()
     pq.write_table(table, buffer)

@@ -16,3 +16,5 @@ class ExportSettings(Settings):
     labels: list[str] | None = None
     nested: bool = False
     """JSONL only: the scores as one object under "scores" instead of a column each."""
+    rows: int | None = None
+    """Each answer's result rows and its gold's, up to this many per result (None: none); see `KeptRows`."""

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biarena.agents import MODEL_AGENTS, System, system_factory
-from biarena.agents.predictions import PredictionsSystem
+from biarena.agents.predictions import NO_PREDICTION, PredictionsSystem
 from biarena.benchmarks import resolve_benchmark
 from biarena.benchmarks.options_file import read_options_file
 from biarena.db import DatabasePool
@@ -15,6 +15,7 @@ from biarena.events import EventHandler, Message, ignore
 from biarena.llm import DEFAULT_MODEL, Model
 from biarena.llm.model_options import ModelOptions, resolve_model
 from biarena.llm.notices import listening
+from biarena.llm.redact import masked_replies_line, replies_masked
 from biarena.llm.structured import check_level
 from biarena.options import Options, options_model, parse_option_pairs, validate_options, value_pairs
 from biarena.records import Benchmark, Question
@@ -140,6 +141,7 @@ def answer_questions(
     def say(text: str) -> None:
         on_event(Message(text))
 
+    masked_before = replies_masked()
     pool.open_all()
     location = str(Path(benchmark_arg).resolve()) if Path(benchmark_arg).is_dir() else benchmark_arg
     fingerprint = benchmark_fingerprint(benchmark, pool, questions)
@@ -189,12 +191,16 @@ def answer_questions(
                 repeats=asked,
             )
     on_event(RunEnded(summary))
+    if masked := replies_masked() - masked_before:
+        say(masked_replies_line(masked))
     if summary.stopped_by_outage and isinstance(model, Model):
         health = model.health
         answered_now = summary.counts.ran + summary.counts.sql_failed
         on_event(RunStopped(model.spec, health.in_a_row, health.last_error, answered_now, summary.total))
         return summary
-    for line in summary_lines(summary, out, hint_retry=not retry_errors and chosen.name not in REPLAYS):
+    hint_retry = not retry_errors and chosen.name not in REPLAYS
+    replays_predictions = isinstance(chosen, PredictionsSystem)
+    for line in summary_lines(summary, out, hint_retry, tries=asked, predictions=replays_predictions):
         say(line)
     return summary
 
@@ -213,14 +219,27 @@ def _check_coverage(
     return f"warning (--partial): {line}"
 
 
-def summary_lines(summary: RunSummary, out: Path, hint_retry: bool) -> list[str]:
-    """What a run did, as the lines its end reports: counts, usage, the most common errors and what to do next."""
+def summary_lines(
+    summary: RunSummary, out: Path, hint_retry: bool, *, tries: int = 1, predictions: bool = False
+) -> list[str]:
+    """What a run did, as the lines its end reports: counts, usage, the most common errors and what to do next.
+
+    The first line splits the selection (questions, or tries of them with `tries` > 1) once: answered (their SQL ran or
+    failed), no answer (`predictions`: no prediction for the question, apart from other failures), not run yet;
+    then how many were asked now and how many were answered before."""
     usage, counts = summary.usage, summary.counts
-    retried = f" ({summary.retried} asked again)" if summary.retried else ""
-    unanswered = f", {summary.unanswered} not run yet" if summary.unanswered > 0 else ""
+    noun = "questions" if tries <= 1 else "tries"
+    no_prediction = counts.errors.get(NO_PREDICTION, 0) if predictions else 0
+    missing = [f"{no_prediction} no prediction"] if no_prediction else []
+    if counts.no_answer - no_prediction or not no_prediction:
+        missing.append(f"{counts.no_answer - no_prediction} no answer")
+    if summary.unanswered > 0:
+        missing.append(f"{summary.unanswered} not run yet")
+    retried = f" ({summary.retried} again)" if summary.retried else ""
     lines = [
-        f"done: {summary.answered_now} answered now{retried}, {summary.already_answered} before; "
-        f"{counts.ran} ran, {counts.sql_failed} SQL failed, {counts.no_answer} no answer{unanswered}"
+        f"done: {counts.ran + counts.sql_failed} of {summary.total} {noun} answered "
+        f"({counts.ran} ran, {counts.sql_failed} SQL failed), {', '.join(missing)}; "
+        f"{summary.answered_now} asked now{retried}, {summary.already_answered} before"
         + (
             f"; {usage.calls} model calls ({usage.cache_hits} cached), "
             f"{usage.prompt_tokens + usage.completion_tokens} tokens"

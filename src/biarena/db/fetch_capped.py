@@ -8,12 +8,10 @@ import time
 from typing import Any
 
 from biarena.db.errors import SqlTimeout, SqlTooLarge
+from biarena.db.held_size import CELL_OVERHEAD, held_size
 from biarena.db.limits import format_size
 
-CELL_OVERHEAD = 16
-"""Bytes every value counts beside its own (its text or blob length, or 8 for anything else, NULL included): what
-holding it in a row costs. Without it a result of empty strings or NULLs counts nothing against the byte cap, and
-100,000 rows of 2,000 empty columns fill gigabytes with references."""
+__all__ = ["BATCH_CELLS", "CELL_OVERHEAD", "ResultFull", "fetch_capped"]
 
 BATCH_CELLS = 65_536
 """Most values one fetch asks for: a wide result comes a few rows at a time, so the byte cap and the deadline are
@@ -22,29 +20,28 @@ checked between small fetches (on a server, small round trips of its cursor)."""
 _MAX_BATCH = 2048
 
 
-def _other_bytes(value: Any) -> int:
-    if isinstance(value, str | bytes | bytearray | memoryview):
-        return len(value)
-    if isinstance(value, list | tuple | set | frozenset):
-        return 8 + sum(CELL_OVERHEAD + _other_bytes(v) for v in value)
-    if isinstance(value, dict):
-        return 8 + sum(2 * CELL_OVERHEAD + _other_bytes(k) + _other_bytes(v) for k, v in value.items())
-    return 8
+class ResultFull(Exception):
+    """Raised by a cursor's rows when the next row would pass the byte cap by the engine's own measure (a server that
+    sizes each row before sending it): the rows so far are the result, cut by bytes."""
+
+
+def too_large(column: str, size: int | None, limit: float) -> SqlTooLarge:
+    """The error for a value of `size` bytes in `column` (None: sized only as far as past the limit), over `limit`."""
+    what = f"is {format_size(size)}, over" if size is not None else "holds more than"
+    return SqlTooLarge(f"a value in column '{column}' {what} the {format_size(int(limit))} per-value limit")
 
 
 def _row_bytes(row: tuple, columns: list[str], max_cell: float) -> int:
     size = CELL_OVERHEAD * len(row)
     for index, value in enumerate(row):
         kind = type(value)
-        if kind is int or kind is float or value is None:
+        if kind is float or value is None or (kind is int and value.bit_length() < 64):
             size += 8
             continue
-        n = len(value) if kind is str or kind is bytes else _other_bytes(value)
+        exact = kind is str or kind is bytes
+        n = len(value) if exact else held_size(value, max_cell)
         if n > max_cell:
-            name = columns[index] if index < len(columns) else f"#{index + 1}"
-            raise SqlTooLarge(
-                f"a value in column '{name}' is {format_size(n)}, over the {format_size(int(max_cell))} per-value limit"
-            )
+            raise too_large(columns[index] if index < len(columns) else f"#{index + 1}", n if exact else None, max_cell)
         size += n
     return size
 
@@ -63,7 +60,9 @@ def fetch_capped(
 
     Returns the rows and which cap cut them ('rows', 'bytes' or None); a value over `max_cell` raises SqlTooLarge,
     and a fetch that would start past `deadline` (a time.monotonic() reading) raises SqlTimeout. Values count as
-    CELL_OVERHEAD says. Rows come in batches sized so that one batch stays a small part of the byte cap.
+    held_size says, each CELL_OVERHEAD more. Rows come in batches sized so that one batch stays a small part of the
+    byte cap. A batch may be an iterator that yields its rows as they arrive (closed, when it has `close`, once the
+    caps stop the fetch), and may raise ResultFull: the result is then cut by bytes.
     `short_batch_ends` says that the cursor's fetchmany returns fewer rows than asked only when the result has no more
     (DuckDB's does), so a short batch ends the fetch without another call (DuckDB's costs as much as a small fetch).
     """
@@ -81,16 +80,23 @@ def fetch_capped(
             raise SqlTimeout("statement interrupted while its rows were fetched")
         asked = max(1, min(batch, BATCH_CELLS // widest, max_rows + 1 - len(rows)))
         fetched = cursor.fetchmany(asked)
-        if not fetched:
-            break
-        for raw in fetched:
-            row = tuple(raw)
-            size = _row_bytes(row, names, cell_cap)
-            if used + size > byte_cap:
-                return rows[:max_rows], "bytes" if len(rows) <= max_rows else "rows"
-            used += size
-            rows.append(row)
-        if short_batch_ends and len(fetched) < asked:
+        got = 0
+        try:
+            for raw in fetched:
+                got += 1
+                row = tuple(raw)
+                size = _row_bytes(row, names, cell_cap)
+                if used + size > byte_cap:
+                    return rows[:max_rows], "bytes" if len(rows) <= max_rows else "rows"
+                used += size
+                rows.append(row)
+        except ResultFull:
+            return rows[:max_rows], "bytes" if len(rows) <= max_rows else "rows"
+        finally:
+            close = getattr(fetched, "close", None)
+            if close is not None:
+                close()
+        if not got or (short_batch_ends and got < asked):
             break
         average = max(1, used // max(1, len(rows)))
         batch = int(max(1, min(_MAX_BATCH, (byte_cap - used) / average / 8))) if byte_cap != math.inf else _MAX_BATCH

@@ -22,7 +22,7 @@ class SandboxLimits:
     max_rows: int = DEFAULT_MAX_ROWS
     """Rows kept; more set `truncated`."""
     max_result_bytes: int = 64 * MIB
-    """Bytes of values kept (text and blobs by length, other values 8, and 16 more each); more set `truncated`."""
+    """Bytes of values kept (each by what it holds: held_size, and 16 more each); more set `truncated`."""
     max_cell_bytes: int = 1 * MIB
     """Largest single value; a statement that makes a larger one fails."""
     max_sql_bytes: int = 100_000

@@ -7,15 +7,13 @@ from typing import Any
 
 from biarena.db.database import READ_START, Database, fetch_capped, finite
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
+from biarena.db.postgres_rows import PostgresRows
 from biarena.db.result import QueryResult
 from biarena.db.server_deadline import ServerDeadline
 from biarena.errors import NotFoundError, UsageError
 
 # SQLAlchemy dialect names that differ from sqlglot's.
 _SQLGLOT_DIALECT = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql"}
-
-_CURSOR_NAME = "biarena_rows"
-"""The server-side cursor each statement declares (one at a time per connection, closed with its transaction)."""
 
 # PostgreSQL roles that read or write the server's files or run programs on it.
 _POWERFUL_ROLES = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program")
@@ -81,14 +79,14 @@ class ServerDatabase(Database):
         if backend == "postgresql" and not allow_superuser:
             self._refuse_powerful_role()
         self._inspector = sqlalchemy.inspect(self._engine)
-        # psycopg's cursors with a name are the server's own (DECLARE, then FETCH FORWARD n per fetchmany); other
-        # drivers fetch through SQLAlchemy, within the same caps and deadline.
+        # With psycopg, rows come from a cursor on the server, each measured there before it is sent (PostgresRows);
+        # other drivers fetch through SQLAlchemy, within the same caps and deadline.
         self._named_cursors = backend == "postgresql" and self._engine.dialect.driver == "psycopg"
         self._driver_errors: tuple[type[Exception], ...] = ()
         if self._named_cursors:
             import psycopg
 
-            # A named cursor is the driver's own, past SQLAlchemy's error wrapping.
+            # The server-side cursor is the driver's own, past SQLAlchemy's error wrapping.
             self._driver_errors = (psycopg.Error,)
 
     def _refuse_powerful_role(self) -> None:
@@ -121,7 +119,6 @@ class ServerDatabase(Database):
         with self._engine.connect() as conn:
             raw = conn.connection.dbapi_connection
             watch = ServerDeadline(raw, timeout) if finite(timeout) and hasattr(raw, "cancel") else None
-            named = None
             try:
                 if self.backend == "postgresql":
                     conn.exec_driver_sql("SET TRANSACTION READ ONLY")
@@ -130,16 +127,17 @@ class ServerDatabase(Database):
                     conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                     conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {millis}")
                 if self._named_cursors and READ_START.match(sql):
-                    # A cursor on the server: rows come a chunk per FETCH as fetch_capped asks, never the whole
-                    # result at once. A statement that is no read is not declared: the transaction refuses it.
-                    cursor = named = raw.cursor(name=_CURSOR_NAME)
-                    cursor.execute(sql)
+                    # A cursor on the server: rows come a chunk per FETCH as fetch_capped asks, one row parsed at a
+                    # time, none wider than the server let through. A statement that is no read is not declared: the
+                    # transaction refuses it.
+                    cursor = PostgresRows(raw, sql, max_cell=limits.max_cell_bytes)
+                    columns = cursor.columns
                 else:
                     # no_parameters: the driver sees the text as is, so '%' and ':name' stay literal.
                     cursor = conn.execution_options(no_parameters=True).exec_driver_sql(sql)
                     if not cursor.returns_rows:
                         return [], [], None
-                columns = [d[0] for d in cursor.description or []]
+                    columns = [d[0] for d in cursor.description or []]
                 rows, truncated_by = fetch_capped(
                     cursor,
                     max_rows,
@@ -166,13 +164,14 @@ class ServerDatabase(Database):
                 # A connection the deadline cut is gone: the pool drops it, and there is nothing to roll back.
                 with contextlib.suppress(SQLAlchemyError, *self._driver_errors):
                     conn.rollback()
-                if named is not None:
-                    with contextlib.suppress(*self._driver_errors):
-                        named.close()
 
     def tables(self) -> list[str]:
         """Return the user tables' names."""
         return sorted(self._inspector.get_table_names() + self._inspector.get_view_names())
+
+    def views(self) -> list[str]:
+        """Return the views' names."""
+        return sorted(self._inspector.get_view_names())
 
     def table_ddl(self, table: str) -> str:
         """Return a CREATE TABLE statement built from the reflected columns."""

@@ -137,3 +137,38 @@ def test_a_password_in_the_url_is_written_nowhere(shop_postgres: str, tmp_path: 
             assert secret.encode() not in path.read_bytes(), path
     # libpq takes it from the environment when the benchmark runs (trust here, so any password would do)
     assert load_benchmark(tmp_path / "bench").databases["shop"].url == shop_postgres
+
+
+def test_postgres_types_sqlalchemy_and_distinct_do_not_know(tmp_path: Path) -> None:
+    """A `point` column (no SQLAlchemy type) and a `json` one (no equality, so no COUNT(DISTINCT)) are drafted
+    around, and the rest of the table is asked about."""
+    import sqlalchemy as sa
+
+    from tests.postgres_server import create_database, create_read_only_role, postgres_server, require_postgres
+    from tests.test_cli import biarena
+
+    require_postgres()
+    with postgres_server() as base:
+        admin = sa.create_engine(create_database(base, "odd"), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.exec_driver_sql(
+                "CREATE TABLE event (event_id serial PRIMARY KEY, happened_at timestamp, kind text, payload json, "
+                "amount numeric, spot point)"
+            )
+            conn.exec_driver_sql(
+                "INSERT INTO event (happened_at, kind, payload, amount, spot) SELECT timestamp '2024-01-01' + "
+                "g * interval '37 minutes', 'k' || (g %% 4), json_build_object('g', g), g * 1.5, point(g, g) "
+                "FROM generate_series(1, 500) g"
+            )
+        admin.dispose()
+        url = create_read_only_role(base, "odd")
+        drafted = biarena("generate", "roles", url, "-o", tmp_path / "roles.yaml")
+        assert drafted.returncode == 0, drafted.stderr
+        assert "Warning" not in drafted.stderr
+        roles = load_roles(tmp_path / "roles.yaml")
+        (event,) = roles.facts
+        assert event.time is not None and event.time.column == "happened_at"
+        assert {m.column for m in event.metrics if m.column} == {"amount"}
+        assert [d.column for d in event.dimensions] == ["kind"]
+        made = biarena("generate", "templates", url, "-o", tmp_path / "bench", "--per-category", "1")
+        assert made.returncode == 0, made.stderr

@@ -41,6 +41,18 @@ def safe_url(url: str) -> str:
         return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
 
 
+def _named_type(name: str) -> Any:
+    from sqlalchemy.types import UserDefinedType
+
+    class NamedType(UserDefinedType):
+        cache_ok = True
+
+        def get_col_spec(self, **_: Any) -> str:
+            return name
+
+    return NamedType()
+
+
 class ServerDatabase(Database):
     """A database behind an SQLAlchemy URL (PostgreSQL, MySQL, ...), used read-only.
 
@@ -175,11 +187,47 @@ class ServerDatabase(Database):
 
     def table_ddl(self, table: str) -> str:
         """Return a CREATE TABLE statement built from the reflected columns."""
-        from sqlalchemy import MetaData, Table
         from sqlalchemy.schema import CreateTable
+        from sqlalchemy.types import NullType
 
-        reflected = Table(table, MetaData(), autoload_with=self._engine)
+        reflected = self._reflected(table)
+        unknown = [c for c in reflected.columns if isinstance(c.type, NullType)]
+        if unknown:
+            # a type SQLAlchemy does not know (PostgreSQL's point, a domain): written as the server names it
+            named = self._type_names(table)
+            for column in unknown:
+                column.type = _named_type(named.get(column.name, "TEXT"))
         return str(CreateTable(reflected).compile(self._engine)).strip()
+
+    def _reflected(self, table: str) -> Any:
+        """`table` reflected, without SQLAlchemy's warning about a column type it does not know (it is read as
+        the server names it where that matters)."""
+        import warnings
+
+        from sqlalchemy import MetaData, Table
+        from sqlalchemy.exc import SAWarning
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SAWarning)
+            return Table(table, MetaData(), autoload_with=self._engine)
+
+    def _type_names(self, table: str) -> dict[str, str]:
+        """Each column's type as the server writes it (PostgreSQL's format_type), for types SQLAlchemy lacks."""
+        from sqlalchemy import text
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if self._engine.dialect.name != "postgresql":
+            return {}
+        query = text(
+            "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+            "WHERE a.attrelid = to_regclass(:name) AND a.attnum > 0 AND NOT a.attisdropped"
+        )
+        try:
+            with self._engine.connect() as conn:
+                rows = conn.execute(query, {"name": '"' + table.replace('"', '""') + '"'}).fetchall()
+        except (SQLAlchemyError, *self._driver_errors):
+            return {}
+        return {name: kind for name, kind in rows}
 
     def foreign_keys(self, table: str) -> list[tuple[str, str, str]]:
         """Return (column, referenced table, referenced column) for `table`."""
@@ -191,9 +239,9 @@ class ServerDatabase(Database):
 
     def sample_rows(self, table: str, limit: int) -> QueryResult:
         """Return up to `limit` rows of `table`."""
-        from sqlalchemy import MetaData, Table, select
+        from sqlalchemy import select
 
-        reflected = Table(table, MetaData(), autoload_with=self._engine)
+        reflected = self._reflected(table)
         with self._engine.connect() as conn:
             result = conn.execute(select(reflected).limit(limit))
             return QueryResult(list(result.keys()), [tuple(r) for r in result.fetchall()])

@@ -8,7 +8,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from biarena.db import Database, SqlTimeout
+from biarena.db import Database, SqlProblem, SqlTimeout
 from biarena.generate import sql_builder as sb
 from biarena.generate.column_types import ColumnTypes
 from biarena.generate.sql_builder import ColumnRef, Storage
@@ -121,6 +121,36 @@ def _is_view(ddl: str) -> bool:
     return not text or text.startswith("CREATE VIEW") or text.startswith("CREATE TEMP VIEW")
 
 
+def _measured(db: Database, name: str, parts: list[exp.Expression]) -> tuple:
+    """The aggregates `parts` over table `name` in one statement: over its first rows when the whole table takes
+    longer than the statement time limit, and one by one (None where one fails) when a column's type cannot be
+    counted (PostgreSQL's `json` has no equality, so no COUNT(DISTINCT))."""
+
+    def over(source: exp.Expression, chosen: list[exp.Expression]) -> tuple:
+        selected = [exp.alias_(part, f"p{i}") for i, part in enumerate(chosen)]
+        return db.execute(sb.render(exp.select(*selected).from_(source), db.dialect)).rows[0]
+
+    source: exp.Expression = sb.table(name)
+    try:
+        return over(source, parts)
+    except SqlTimeout:
+        # a table too large to profile within the statement time limit: its first rows stand for it
+        source = exp.select("*").from_(sb.table(name)).limit(PROFILE_ROWS).subquery("first_rows")
+        try:
+            return over(source, parts)
+        except SqlProblem:
+            pass
+    except SqlProblem:
+        pass
+    values = []
+    for part in parts:
+        try:
+            values.append(over(source.copy(), [part])[0])
+        except SqlProblem:
+            values.append(None)
+    return tuple(values)
+
+
 def _profile(db: Database, types: ColumnTypes, name: str, views: set[str]) -> TableProfile:
     storage = dict(types.of(name))
     sample = db.sample_rows(name, SAMPLE_ROWS)
@@ -132,13 +162,7 @@ def _profile(db: Database, types: ColumnTypes, name: str, views: set[str]) -> Ta
         parts += [exp.Count(this=exp.Distinct(expressions=[col])), exp.Count(this=col.copy())]
         if storage[column] == "number":
             parts += [exp.Min(this=col.copy()), exp.Max(this=col.copy())]
-    selected = [exp.alias_(part, f"p{i}") for i, part in enumerate(parts)]
-    try:
-        row = db.execute(sb.render(exp.select(*selected).from_(sb.table(name)), db.dialect)).rows[0]
-    except SqlTimeout:
-        # a table too large to profile within the statement time limit: its first rows stand for it
-        first = exp.select("*").from_(sb.table(name)).limit(PROFILE_ROWS).subquery("first_rows")
-        row = db.execute(sb.render(exp.select(*selected).from_(first), db.dialect)).rows[0]
+    row = _measured(db, name, parts)
     rows, at = int(row[0] or 0), 1
     columns: dict[str, ColumnProfile] = {}
     for index, column in enumerate(sample.columns):

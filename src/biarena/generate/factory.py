@@ -1,9 +1,11 @@
 """The template question factory: BIS-category questions with gold SQL for any annotated database."""
 
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from decimal import Decimal
 
 from sqlglot import exp
 
@@ -64,6 +66,13 @@ def covered_languages(roles: Roles) -> tuple[str, ...]:
     return tuple(lang for lang in LANGUAGES if all(n.get(lang, "").strip() for n in names))
 
 
+def _tied(a: object, b: object) -> bool:
+    """Equal, numbers within rounding: a sum SQLite adds in binary floating point ties where DuckDB's decimal does."""
+    if isinstance(a, int | float | Decimal) and isinstance(b, int | float | Decimal):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
+    return a == b
+
+
 def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> bool:
     """True when the gold returns rows with values and, for top-k questions, no tie at the cut."""
     try:
@@ -76,7 +85,7 @@ def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> 
         probe = db.execute(draft.probe_sql, now=now).rows
         if len(probe) <= draft.limit - 1 or len(result.rows) != draft.limit:
             return False
-        if len(probe) > draft.limit and probe[draft.limit - 1][-1] == probe[draft.limit][-1]:
+        if len(probe) > draft.limit and _tied(probe[draft.limit - 1][-1], probe[draft.limit][-1]):
             return False
     return True
 

@@ -183,14 +183,13 @@ def _describes(table: TableProfile, column: ColumnProfile, keys: set[str]) -> bo
     """A column worth grouping and filtering by: few values, descriptive, no key, no contact detail or date."""
     if column.name in keys or column.is_date or is_audit(column.name) or is_contact(column.name):
         return False
-    if column.contact_shaped or column.listed or not 2 <= column.distinct <= MAX_DIMENSION_VALUES:
+    if column.contact_shaped or column.listed or column.flag or not 2 <= column.distinct <= MAX_DIMENSION_VALUES:
         return False
     if names_person(column.name) and column.person_shaped:
         return False
     if column.non_null < 0.5 * table.rows:
         return False
-    # a number is an amount or a flag (0/1: "discontinued 0" is no way to ask); a flag written as text or a
-    # boolean is a category
+    # a number is an amount; a yes/no flag however written is left out above ("discontinued 0" is no way to ask)
     return column.storage in ("text", "boolean")
 
 

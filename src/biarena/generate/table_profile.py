@@ -21,6 +21,7 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
 _PHONE = re.compile(r"^\+?[\d\s().\-/]{7,}$")
 _PERSON_NAME = re.compile(r"^(Mr\.? |Mrs\.? |Ms\.? |Dr\.? )?[A-Z][a-z'\-]+( [A-Z]\.)?( [A-Z][a-zA-Z'\-]+){1,2}$")
+_FLAG_VALUES = frozenset({"0", "1", "y", "n", "t", "f", "true", "false", "yes", "no"})
 _PRIMARY = re.compile(r"primary\s+key\s*\(([^)]*)\)", re.I)
 _INLINE_PRIMARY = re.compile(r"[\[\"`]?(\w+)[\]\"`]?\s+\w+[^,(]*?\bprimary\s+key", re.I)
 
@@ -52,6 +53,11 @@ class ColumnProfile:
         """Every sampled value lies between 0 and 1 and some are not whole: a share or rate."""
         numbers = [float(v) for v in self.sample if _number(v)]
         return bool(numbers) and all(0 <= v <= 1 for v in numbers) and any(v % 1 for v in numbers)
+
+    @property
+    def flag(self) -> bool:
+        """Every sampled value is a yes/no flag (0/1, Y/N, true/false): "discontinued 0" is no way to ask."""
+        return bool(self.sample) and {str(v).strip().lower() for v in self.sample} <= _FLAG_VALUES
 
     @property
     def listed(self) -> bool:

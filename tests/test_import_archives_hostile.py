@@ -138,6 +138,10 @@ ATTACKS: dict[str, tuple[Attack, str]] = {
 }
 
 
+UNSAFE = {name for name in ATTACKS if not name.startswith(("bomb", "lying"))}
+"""Attacks on the importer itself (names that leave, links, too many members, nesting): the whole import stops."""
+
+
 def _tree(root: Path) -> set[Path]:
     return {path.relative_to(root) for path in root.rglob("*")}
 
@@ -153,7 +157,8 @@ def test_a_hostile_archive_is_one_line_and_writes_nothing(attack: str, tmp_path:
     out = tmp_path / "out"
     before = _tree(tmp_path)
     result = in_process("import", "corgi", folder, "--max-db-size", "5MB", "-o", out, tmpdir=temp)
-    assert_user_error(result, "no vertical could be imported (shop:")
+    # an archive built to attack is refused with the import; one too large to hold is a vertical skipped
+    assert_user_error(result, "the archive is refused" if attack in UNSAFE else "no vertical could be imported (shop:")
     assert fragment in result.stderr, result.stderr
     assert _tree(tmp_path) == before, _tree(tmp_path) ^ before
     assert not out.exists() and list(temp.iterdir()) == []
@@ -181,13 +186,23 @@ def test_honest_nested_and_split_archives_still_import(tmp_path: Path, sales_db:
     assert list(temp.iterdir()) == []
 
 
-def test_a_hostile_vertical_beside_good_ones_is_skipped_saying_why(tmp_path: Path, sales_db: Path) -> None:
+def test_a_hostile_vertical_beside_good_ones_stops_the_import(tmp_path: Path, sales_db: Path) -> None:
     root = tmp_path / "corgi"
     vertical(root, "good", sales_db, "zip")
     bad = vertical(root, "shop", sales_db, "none")
     ATTACKS["slip-parent"][0](bad, sales_db.read_bytes())
     result = in_process("import", "corgi", root, "-o", tmp_path / "out", tmpdir=tmp_path / "temp")
+    assert_user_error(result, "leaves the archive's folder (..); the archive is refused")
+    assert not (tmp_path / "out").exists() and list((tmp_path / "temp").iterdir()) == []
+
+
+def test_an_archive_too_large_beside_good_ones_is_skipped_saying_why(tmp_path: Path, sales_db: Path) -> None:
+    root = tmp_path / "corgi"
+    vertical(root, "good", sales_db, "zip")
+    bad = vertical(root, "shop", sales_db, "none")
+    ATTACKS["bomb-size"][0](bad, sales_db.read_bytes())
+    result = in_process("import", "corgi", root, "--max-db-size", "5MB", "-o", tmp_path / "out", tmpdir=tmp_path / "t")
     assert result.returncode == 0, result.stderr
     (line,) = [line for line in result.stderr.splitlines() if "skipped" in line]
-    assert "vertical 'shop' skipped" in line and "leaves the archive" in line
+    assert "vertical 'shop' skipped" in line and "larger than max_db_size" in line
     assert set(load_benchmark(tmp_path / "out").databases) == {"good"}

@@ -142,6 +142,12 @@ def _copy(source: BinaryIO, out: BinaryIO, budget: Budget) -> None:
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
+class UnsafeArchive(FormatError):
+    """An archive built to escape its folder or to exhaust the importer (a member named `../x` or `/x`, a link,
+    too many members, archives nested too deep): refused with the whole import, never skipped like a database
+    that is merely missing."""
+
+
 def check_member(member: zipfile.ZipInfo, source: str) -> None:
     """FormatError unless the member is a plain file or folder whose name stays inside the archive.
 
@@ -161,7 +167,7 @@ def check_member(member: zipfile.ZipInfo, source: str) -> None:
         elif kind not in (0, stat.S_IFREG, stat.S_IFDIR):
             why = "is not a file (a device, pipe or socket)"
     if why:
-        raise FormatError(f"{source}: member '{shown(member.filename)}' {why}; the archive is refused")
+        raise UnsafeArchive(f"{source}: member '{shown(member.filename)}' {why}; the archive is refused")
 
 
 def _members(zipped: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
@@ -181,7 +187,9 @@ def _listed(path: Path) -> tuple[int, int] | None:
 
 
 def _too_many(count: int, source: str) -> FormatError:
-    return FormatError(f"{source}: lists {count:,} members, more than {MAX_MEMBERS:,} members; the archive is refused")
+    return UnsafeArchive(
+        f"{source}: lists {count:,} members, more than {MAX_MEMBERS:,} members; the archive is refused"
+    )
 
 
 def _open_zip(path: Path, source: str) -> zipfile.ZipFile:
@@ -192,7 +200,7 @@ def _open_zip(path: Path, source: str) -> zipfile.ZipFile:
         if count > MAX_MEMBERS:
             raise _too_many(count, source)
         if directory > MAX_DIRECTORY_BYTES:
-            raise FormatError(
+            raise UnsafeArchive(
                 f"{source}: its list of members takes {format_size(directory)}, more than {MAX_MEMBERS:,} members "
                 "could need; the archive is refused"
             )
@@ -240,7 +248,7 @@ def _extract(archive: Path, target: Path, budget: Budget, prefer: str, depth: in
             if inner is None:
                 raise FormatError(f"{budget.source}: the archive holds no .db, .sqlite or .sqlite3 file")
             if depth >= MAX_NESTING:
-                raise FormatError(
+                raise UnsafeArchive(
                     f"{budget.source}: archives nested more than {MAX_NESTING} deep; the archive is refused"
                 )
             nested = target.with_name(f"{target.name}.{depth}.zip")

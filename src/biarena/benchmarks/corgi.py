@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from biarena.benchmarks.anchor import Now, anchor_benchmark
-from biarena.benchmarks.archive import DEFAULT_MAX_DB_SIZE, Budget, Size, check_sqlite, extract_database, join_parts
+from biarena.benchmarks.archive import (
+    DEFAULT_MAX_DB_SIZE,
+    Budget,
+    Size,
+    UnsafeArchive,
+    check_sqlite,
+    extract_database,
+    join_parts,
+)
 from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_text
 from biarena.benchmarks.paths import confined, regular_file
@@ -219,6 +227,8 @@ def _read_verticals(root: Path, folders: list[Path], workdir: Path, max_db_size:
         rows = read_questions(regular_file(confined(root, book, str(book)), str(book)))
         try:
             database = locate_database(root, folder, name, workdir, max_db_size)
+        except UnsafeArchive:
+            raise  # an archive built to attack the importer stops the import, whatever else it holds
         except FormatError as error:
             skipped[name] = str(error)
             continue

@@ -144,3 +144,34 @@ def test_bad_now_is_one_line(tmp_path: Path, bis_sample: Path, value: str, shown
     assert_user_error(cli("import", "bis", bis_sample, "--now", value, "-o", tmp_path / "out"), expected)
     assert_user_error(cli("import", "bis", bis_sample, "-O", f"now={value}", "-o", tmp_path / "out"), expected)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_latest_timestamp_prefers_business_dates_to_maintenance_stamps(tmp_path: Path, engine: str) -> None:
+    import duckdb
+
+    statements = [
+        "CREATE TABLE rental (rental_id INTEGER, rental_date TIMESTAMP, last_update TIMESTAMP)",
+        "INSERT INTO rental VALUES (1, '2005-08-23 22:50:12', '2006-02-23 04:12:08')",
+        "CREATE TABLE staff (staff_id INTEGER, birth_date DATE)",
+        "INSERT INTO staff VALUES (1, '2007-01-01')",
+    ]
+    path = tmp_path / f"rentals.{engine}"
+    if engine == "sqlite":
+        with sqlite3.connect(path) as conn:
+            for statement in statements:
+                conn.execute(statement)
+    else:
+        with duckdb.connect(str(path)) as conn:
+            for statement in statements:
+                conn.execute(statement)
+    found = latest_timestamp(path)
+    assert found is not None and found.column == "rental.rental_date"
+    assert found.moment == datetime(2005, 8, 23, 22, 50, 12)
+    # with no business date left, the stamp is the anchor still
+    only = tmp_path / f"stamps.{engine}"
+    with sqlite3.connect(only) if engine == "sqlite" else duckdb.connect(str(only)) as conn:
+        conn.execute("CREATE TABLE film (film_id INTEGER, last_update TIMESTAMP)")
+        conn.execute("INSERT INTO film VALUES (1, '2006-02-15 05:03:42')")
+    found = latest_timestamp(only)
+    assert found is not None and found.column == "film.last_update"

@@ -7,6 +7,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from biarena.db.column_words import is_audit, is_birth
 from biarena.errors import FormatError, UsageError
 
 # Years from 9000 on are "open-ended" markers (9999-12-31), not moments in the data.
@@ -21,6 +22,9 @@ class Latest:
 
     moment: datetime
     column: str
+    maintenance: bool = False
+    """It comes from a maintenance stamp or a birth date (`last_update`, `BirthDate`): taken only where no other
+    column holds a date."""
 
 
 def as_moment(value: Any) -> datetime | None:
@@ -42,10 +46,17 @@ def as_moment(value: Any) -> datetime | None:
 
 
 def _later(best: Latest | None, value: Any, column: str) -> Latest | None:
+    """The later of `best` and `value` (in `table.column`), a business date beating any maintenance stamp."""
     moment = as_moment(value)
-    if moment is None or (best is not None and moment <= best.moment):
+    if moment is None:
         return best
-    return Latest(moment, column)
+    name = column.rsplit(".", 1)[-1]
+    found = Latest(moment, column, maintenance=is_audit(name) or is_birth(name))
+    if best is None or (best.maintenance and not found.maintenance):
+        return found
+    if found.maintenance and not best.maintenance:
+        return best
+    return found if moment > best.moment else best
 
 
 def _quote(name: str) -> str:

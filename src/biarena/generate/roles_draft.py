@@ -24,8 +24,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from biarena.db import Database
-from biarena.generate import sql_builder as sb
-from biarena.generate.column_words import (
+from biarena.db.column_words import (
     is_audit,
     is_birth,
     is_calendar_part,
@@ -39,6 +38,7 @@ from biarena.generate.column_words import (
     table_noun,
     words,
 )
+from biarena.generate import sql_builder as sb
 from biarena.generate.phrasing import plural
 from biarena.generate.roles import MAX_JOIN_HOPS
 from biarena.generate.sql_builder import ColumnRef

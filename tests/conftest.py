@@ -6,6 +6,7 @@ import random
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,14 @@ joins:
 mappings:
   - {table: status_mapping, code: code, meaning: {en: meaning}, names: {en: status code, zh: 状态码}}
 """
+
+
+@pytest.fixture(scope="module")
+def reader_url() -> Iterator[str]:
+    """A database named bench on a throwaway PostgreSQL server, as the docs' read-only role."""
+    from tests.postgres_server import create_database, create_read_only_role, postgres_server, require_postgres
+
+    require_postgres()
+    with postgres_server() as url:
+        create_database(url, "bench")
+        yield create_read_only_role(url, "bench")

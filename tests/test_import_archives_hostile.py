@@ -162,7 +162,6 @@ def test_a_hostile_archive_is_one_line_and_writes_nothing(attack: str, tmp_path:
     assert fragment in result.stderr, result.stderr
     assert _tree(tmp_path) == before, _tree(tmp_path) ^ before
     assert not out.exists() and list(temp.iterdir()) == []
-    assert not list(tmp_path.parent.glob(f"**/{ESCAPE}"))
 
 
 def test_honest_nested_and_split_archives_still_import(tmp_path: Path, sales_db: Path) -> None:

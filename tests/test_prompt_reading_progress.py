@@ -69,17 +69,25 @@ def test_before_the_first_batch_is_read_the_line_counts_the_seconds(clock) -> No
     )
 
 
+def _until_heard(heard: list[Notice], start: str) -> None:
+    """Wait for the notices' thread to tell `start` (on a busy machine it may wake late; it is not timed)."""
+    for _ in range(3000):
+        if any(n.text.startswith(start) for n in heard):
+            return
+        time.sleep(0.01)
+
+
 def test_the_notices_follow_the_prompt_as_it_is_read_then_the_writing(monkeypatch) -> None:
     monkeypatch.setattr(writing, "WRITING_EVERY", 0.05)
     heard: list[Notice] = []
     tally = Tally(prompt_tokens=2048, reading_started_at=time.monotonic())
     with listening(heard.append), writing_notices(tally):
+        _until_heard(heard, "local model reading the prompt 0/2,048 tokens")
         for read in (512, 1024, 1536, 2048):
-            time.sleep(0.12)
             tally.prompt_read = read
-        time.sleep(0.12)
+            _until_heard(heard, f"local model reading the prompt {read:,}/2,048 tokens")
         tally.add(exact=5)
-        time.sleep(0.12)
+        _until_heard(heard, "local model writing: 5 tokens")
     texts = [n.text for n in heard if not n.ended]
     assert texts[0].startswith("local model reading the prompt 0/2,048 tokens · ")
     counted = [t for t in texts if "tok/s ·" in t]

@@ -6,19 +6,12 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from biarena.db import SqlTimeout, open_database
 from biarena.db.fetch_capped import CELL_OVERHEAD
-from tests.postgres_server import (
-    create_database,
-    create_read_only_role,
-    postgres_server,
-    require_postgres,
-)
 
 MIB = 2**20
 LIMIT = 256 * MIB
@@ -118,15 +111,6 @@ def test_duckdb_statements_are_bounded(tmp_path: Path, sql: str, outcomes: set[s
     path = tmp_path / "bench.duckdb"
     duckdb.connect(str(path)).close()
     _assert_bounded(_measure(str(path), sql, "duckdb"), outcomes)
-
-
-@pytest.fixture(scope="module")
-def reader_url() -> Iterator[str]:
-    """A database on a throwaway server, as the docs' read-only role."""
-    require_postgres()
-    with postgres_server() as url:
-        create_database(url, "bench")
-        yield create_read_only_role(url, "bench")
 
 
 @pytest.mark.parametrize(

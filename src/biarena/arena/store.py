@@ -550,7 +550,7 @@ class ArenaStore:
             ).fetchone()[0]
             if today >= daily_cap:
                 raise daily_cap_reached(daily_cap)
-            key = client_key(client)
+            key = client_key(client) if flood is not None else ""
             if flood is not None:
                 self._conn.execute(
                     "DELETE FROM vote_clients WHERE created_at <= ?", ((now - timedelta(days=1)).isoformat(),)

@@ -14,8 +14,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from biarena.arena.store import ArenaRefusal
+from biarena.benchmarks.archive import SQLITE_HEADER
+from biarena.benchmarks.shown import shown
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 MAX_SCHEMA_ROWS = 1000
 """Most schema entries (tables and indexes) an upload may have; a run file has about twenty."""
 
@@ -91,5 +92,4 @@ def _quoted(name: str) -> str:
 
 
 def _clip(name: str) -> str:
-    text = "".join(ch if ch.isprintable() else "?" for ch in str(name))
-    return text if len(text) <= 40 else text[:39] + "…"
+    return shown(name, 40)

@@ -186,7 +186,7 @@ def _listed(path: Path) -> tuple[int, int] | None:
     return int(end[zipfile._ECD_ENTRIES_TOTAL]), int(end[zipfile._ECD_SIZE])  # type: ignore[attr-defined]
 
 
-def _too_many(count: int, source: str) -> FormatError:
+def _too_many(count: int, source: str) -> UnsafeArchive:
     return UnsafeArchive(
         f"{source}: lists {count:,} members, more than {MAX_MEMBERS:,} members; the archive is refused"
     )
@@ -242,9 +242,10 @@ def extract_database(archive: Path, target: Path, budget: Budget, prefer: str = 
 
 def _extract(archive: Path, target: Path, budget: Budget, prefer: str, depth: int) -> Path:
     with _open_zip(archive, budget.source) as zipped:
-        members = [m for m in _members(zipped) if m.filename.lower().endswith(_DB_SUFFIXES)]
+        listed = _members(zipped)
+        members = [m for m in listed if m.filename.lower().endswith(_DB_SUFFIXES)]
         if not members:
-            inner = _pick([m for m in _members(zipped) if m.filename.lower().endswith(".zip")], prefer)
+            inner = _pick([m for m in listed if m.filename.lower().endswith(".zip")], prefer)
             if inner is None:
                 raise FormatError(f"{budget.source}: the archive holds no .db, .sqlite or .sqlite3 file")
             if depth >= MAX_NESTING:

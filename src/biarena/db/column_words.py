@@ -123,14 +123,14 @@ def is_audit(name: str) -> bool:
 
 def is_birth(name: str) -> bool:
     """A birth date: when a person was born, not when anything happened in the business."""
-    return bool(_BIRTH & set(words(name))) or name.lower() in ("dob", "birthdate")
+    return bool(_BIRTH & set(words(name)))
 
 
 def is_contact(name: str) -> bool:
     """A contact detail or personal datum: phone, fax, e-mail, street address, postal code, a person's name."""
     parts = words(name)
     found = set(parts)
-    if found & _CONTACT or ("e" in found and "mail" in found):
+    if found & _CONTACT:
         return True
     if (parts and parts[0] == "contact") or ("user" in found and "name" in found):
         return True

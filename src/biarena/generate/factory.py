@@ -90,12 +90,17 @@ def draft_is_sound(db: Database, draft: TemplateDraft, now: datetime | None) -> 
     return True
 
 
+def _fact_of(draft: TemplateDraft) -> str:
+    """The table a draft asks about (its first: the fact, or a mapping table)."""
+    return draft.tables[0] if draft.tables else ""
+
+
 def by_turns(drafts: list[TemplateDraft], asked: Counter[str]) -> list[TemplateDraft]:
     """The drafts with their facts taking turns, the fact asked about least so far (`asked`) first, each fact's
     drafts in their own order: a fact with few metrics gets its share beside one with many."""
     queues: dict[str, list[TemplateDraft]] = {}
     for draft in drafts:
-        queues.setdefault(draft.tables[0] if draft.tables else "", []).append(draft)
+        queues.setdefault(_fact_of(draft), []).append(draft)
     order = sorted(queues, key=lambda fact: asked[fact])
     turns: list[TemplateDraft] = []
     while any(queues.values()):
@@ -168,7 +173,7 @@ def generate_question_set(
                     )
                 )
             kept += 1
-            asked[draft.tables[0] if draft.tables else ""] += 1
+            asked[_fact_of(draft)] += 1
     return made
 
 

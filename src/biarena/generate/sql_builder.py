@@ -249,7 +249,13 @@ def year_before(when: date) -> date:
 
 
 def parse_expression(text: str, dialect: str) -> exp.Expression:
-    """An SQL expression written in a roles file (`UnitPrice * Quantity`), parsed in the database's dialect."""
+    """An SQL expression written in a roles file (`UnitPrice * Quantity`), parsed in the database's dialect (a
+    copy: every template that measures it may change its own)."""
+    return _parsed_expression(text, dialect).copy()
+
+
+@cache
+def _parsed_expression(text: str, dialect: str) -> exp.Expression:
     import sqlglot
 
     node = sqlglot.parse_one(text, read=dialect)

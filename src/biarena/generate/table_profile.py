@@ -3,6 +3,7 @@ values, nulls, ranges, date-like text), read once for the roles draft."""
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import sqlglot
 from sqlglot import exp
@@ -98,7 +99,7 @@ class TableProfile:
 
 
 def _number(value: object) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)) or type(value).__name__ == "Decimal"
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
 
 
 def _declared_primary(ddl: str, dialect: str) -> list[str]:
@@ -120,11 +121,6 @@ def _declared_primary(ddl: str, dialect: str) -> list[str]:
         else:
             found = [m.group(1) for m in _INLINE_PRIMARY.finditer(ddl)][:1]
     return list(dict.fromkeys(found))
-
-
-def _is_view(ddl: str) -> bool:
-    text = ddl.lstrip().upper()
-    return not text or text.startswith("CREATE VIEW") or text.startswith("CREATE TEMP VIEW")
 
 
 def _measured(db: Database, name: str, parts: list[exp.Expression]) -> tuple:
@@ -187,10 +183,9 @@ def _profile(db: Database, types: ColumnTypes, name: str, views: set[str]) -> Ta
             # a TIMESTAMP column whose values all fall at midnight holds days, as the same text on SQLite does
             profile.time_of_day = any(len(v) > 10 and v[11:19].strip("0:") for v in texts)
         columns[column] = profile
-    ddl = db.table_ddl(name)
-    table = TableProfile(name, rows, columns, view=name in views or _is_view(ddl))
+    table = TableProfile(name, rows, columns, view=name in views)
     if not table.view:
-        table.primary = [c for c in _declared_primary(ddl, db.dialect) if c in columns]
+        table.primary = [c for c in _declared_primary(db.table_ddl(name), db.dialect) if c in columns]
         table.foreign = [(c, other, ref) for c, other, ref in db.foreign_keys(name) if c in columns]
     return table
 

@@ -248,13 +248,12 @@ class Model:
         if self.cache is not None:
             key = self.cache_key(request)
             completion = self.cache.get(key) if use_cache else None
+        fresh = completion is None
         if completion is None:
             completion = self._structured_call(request) if request.schema is not None else self._retrying(request)
-            _mask_reply(completion)
-            if self.cache is not None and key:
-                self.cache.put(key, completion)
-        else:
-            _mask_reply(completion)  # a reply cached before replies were masked
+        _mask_reply(completion)  # a cached one too: it may have been cached before replies were masked
+        if fresh and self.cache is not None and key:
+            self.cache.put(key, completion)
         self.usage.add(completion, self.cost(completion))
         return completion
 

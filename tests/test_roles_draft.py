@@ -1,5 +1,6 @@
 """`generate roles`: a roles file drafted from the schema, that a person can read and the factory can use."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,24 @@ def test_every_last_n_days_window_is_n_calendar_days(tmp_path: Path) -> None:
         assert f"'{start:%Y-%m-%d %H:%M:%S}'" in question.gold_sql[0], (question.text, question.gold_sql[0])
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.parametrize(
+    ("expression", "said"),
+    [
+        ("(SELECT 1)", "is not an SQL expression"),
+        ("UnitPrice; DROP TABLE Track", "is not an SQL expression"),
+        ("UnitPrice * (SELECT max(Total) FROM Invoice)", "not a query"),
+        ("Secret * 2", "has no column 'Secret'"),
+    ],
+)
+def test_a_metric_expression_is_one_expression_of_the_fact(expression: str, said: str, tmp_path: Path) -> None:
+    roles = tmp_path / "roles.yaml"
+    roles.write_text(
+        "database: chinook\nfacts:\n  - table: InvoiceLine\n    metrics:\n"
+        f"      - {{expression: {json.dumps(expression)}, names: {{en: x}}}}\n",
+        encoding="utf-8",
+    )
+    done = biarena("generate", "templates", CHINOOK, "--roles", roles, "-o", tmp_path / "bench")
+    assert_user_error(done, said)
+    assert done.stderr.count(str(roles)) == 1 and not (tmp_path / "bench").exists()

@@ -34,7 +34,7 @@ def check_roles(roles: Roles, db: Database, path: str | Path) -> None:
             if metric.column is not None:
                 column(metric.column, fact.table, f"{at}, metric column")
             if metric.expression is not None:
-                _check_expression(metric.expression, fact.table, db.dialect, f"{path}: {at}, metric expression", column)
+                _check_expression(metric.expression, fact.table, db.dialect, path, f"{at}, metric expression", column)
         for dim in fact.dimensions:
             holder = dim.table or fact.table
             column(dim.column, holder, f"{at}, dimension column")
@@ -68,17 +68,17 @@ def check_roles(roles: Roles, db: Database, path: str | Path) -> None:
                 raise FormatError(f"{path}: {at}, where: '{mapping.where}' fails: {reason}") from None
 
 
-def _check_expression(text: str, table: str, dialect: str, where: str, column: object) -> None:
-    """An expression that parses in the dialect and names only the fact's columns."""
+def _check_expression(text: str, table: str, dialect: str, path: str | Path, where: str, column: object) -> None:
+    """An expression that parses in the dialect as one expression, no query in it, naming only the fact's columns."""
     try:
         node = sb.parse_expression(text, dialect)
     except (SqlglotError, ValueError) as error:
         reason = " ".join(str(error).split())
-        raise FormatError(f"{where}: '{text}' is not an SQL expression: {reason}") from None
+        raise FormatError(f"{path}: {where}: '{text}' is not an SQL expression: {reason}") from None
+    if node.find(exp.Select, exp.Subquery) is not None:
+        raise FormatError(f"{path}: {where}: '{text}' may name the fact's columns, not a query")
     for ref in node.find_all(exp.Column):
         column(ref.name, table, where)  # type: ignore[operator]
-    if node.find(exp.Select, exp.Subquery) is not None:
-        raise FormatError(f"{where}: '{text}' may name the fact's columns, not a query")
 
 
 def _columns(db: Database) -> dict[str, set[str]]:

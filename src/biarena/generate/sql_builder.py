@@ -258,10 +258,10 @@ def parse_expression(text: str, dialect: str) -> exp.Expression:
 def _parsed_expression(text: str, dialect: str) -> exp.Expression:
     import sqlglot
 
-    node = sqlglot.parse_one(text, read=dialect)
-    if node is None or isinstance(node, exp.Query | exp.Command):
-        raise ValueError("not an expression")
-    return node
+    statements = [node for node in sqlglot.parse(text, read=dialect) if node is not None]
+    if len(statements) != 1 or isinstance(statements[0], exp.Query | exp.Command):
+        raise ValueError("not one expression")
+    return statements[0]
 
 
 def aggregate(name: str, node: exp.Expression) -> exp.Expression:

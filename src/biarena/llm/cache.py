@@ -5,10 +5,11 @@ import hashlib
 import json
 import sqlite3
 import threading
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from biarena.llm.types import Completion
+from biarena.llm.types import Completion, ToolCall
 
 
 def cache_key(provider: str, model: str, sent: dict[str, Any], identity: dict[str, Any] | None = None) -> str:
@@ -62,18 +63,20 @@ class ResponseCache:
             cached=True,
             finish_reason=data.get("finish_reason"),
             structured=data.get("structured"),
+            tool_calls=tuple(ToolCall(**call) for call in data.get("tool_calls", ())),
         )
 
     def put(self, key: str, completion: Completion) -> None:
         """Store a completion."""
-        body = json.dumps(
-            {
-                "text": completion.text,
-                "prompt_tokens": completion.prompt_tokens,
-                "completion_tokens": completion.completion_tokens,
-                "finish_reason": completion.finish_reason,
-                "structured": completion.structured,
-            }
-        )
+        fields = {
+            "text": completion.text,
+            "prompt_tokens": completion.prompt_tokens,
+            "completion_tokens": completion.completion_tokens,
+            "finish_reason": completion.finish_reason,
+            "structured": completion.structured,
+        }
+        if completion.tool_calls:
+            fields["tool_calls"] = [asdict(call) for call in completion.tool_calls]
+        body = json.dumps(fields)
         with self._lock:
             self._conn.execute("INSERT OR REPLACE INTO completions VALUES (?, ?)", (key, body))

@@ -1,6 +1,7 @@
 """LocalProvider: a GGUF model in-process with llama-cpp-python (the embedded default, or any file)."""
 
 import atexit
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -17,7 +18,8 @@ except ImportError:  # Windows: no advisory locks; generations are not serialize
 from biarena.llm.model_options import LocalModel, ModelOptions
 from biarena.llm.notices import Notice, notify
 from biarena.llm.prompt_lookup import DEFAULT_DRAFT
-from biarena.llm.types import ChatRequest, Completion, ModelError
+from biarena.llm.tool_calls import forced_call, forced_call_schema, llama_messages, read_tool_calls, tool_names
+from biarena.llm.types import ChatRequest, Completion, InvalidRequestError, ModelError, ToolCall
 from biarena.llm.writing_notices import writing_notices
 
 _LOADED: dict[str, Any] = {}
@@ -126,10 +128,15 @@ def _tell_waiting(lock_path: Path) -> None:
 
 
 class LocalProvider:
-    """Chat with a local GGUF model; structured output is constrained by a grammar built from the schema."""
+    """Chat with a local GGUF model; structured output is constrained by a grammar built from the schema.
+
+    Tools are shown to the model by the GGUF's own chat template (Qwen2.5's lists them in the system prompt and asks
+    for `<tool_call>` blocks, which are read back into tool calls); a call the request requires is held to the
+    tools' schemas by a grammar."""
 
     name = "local"
     Options = LocalModel
+    takes_tools = True
 
     @classmethod
     def from_options(cls, options: ModelOptions, cache_dir: Path, **_: Any) -> "LocalProvider":
@@ -170,7 +177,7 @@ class LocalProvider:
     def request_payload(self, request: ChatRequest) -> dict[str, Any]:
         """The parameters of llama.cpp's chat completion call for a request (the cache key is made of them)."""
         kwargs: dict[str, Any] = {
-            "messages": request.message_dicts(),
+            "messages": llama_messages(request.message_dicts()),
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "seed": request.seed if request.seed is not None else 0,
@@ -183,6 +190,14 @@ class LocalProvider:
             kwargs["response_format"] = {"type": "json_object"}
             if request.structured in (None, "json_schema"):
                 kwargs["response_format"]["schema"] = schema
+        tools = request.tool_list()
+        if tools and request.tool_choice_value() != "none":
+            kwargs["tools"] = tools
+            forced = request.required_tool()
+            if forced is not None:
+                if forced and forced not in tool_names(tools):
+                    raise InvalidRequestError(f"tool_choice names '{forced}', which is not one of the tools")
+                kwargs["response_format"] = {"type": "json_object", "schema": forced_call_schema(tools, forced)}
         if self.draft:
             # a drafted batch's logits may differ from a single token's in the last bits, which can flip a near-tie:
             # replies drafted are cached apart from plain ones (and plain ones keep the key they always had)
@@ -203,9 +218,19 @@ class LocalProvider:
                 raise ModelError(f"local model: {error}") from None
         text = response["choices"][0]["message"].get("content") or ""
         usage = response.get("usage") or {}
+        finish = response["choices"][0].get("finish_reason")
+        calls: tuple[ToolCall, ...] = ()
+        if "tools" in kwargs:
+            seed = json.dumps(kwargs, sort_keys=True, ensure_ascii=False, default=str)
+            if request.required_tool() is not None:
+                calls = forced_call(text, kwargs["tools"], seed)
+                text = "" if calls else text
+            else:
+                text, calls = read_tool_calls(text, kwargs["tools"], seed)
         return Completion(
             text=text,
             prompt_tokens=usage.get("prompt_tokens", 0),
             completion_tokens=usage.get("completion_tokens", 0),
-            finish_reason=response["choices"][0].get("finish_reason"),
+            finish_reason="tool_calls" if calls and finish == "stop" else finish,
+            tool_calls=calls,
         )

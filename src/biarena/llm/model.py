@@ -21,6 +21,7 @@ from biarena.llm.types import (
     ModelError,
     RetryableError,
     StructuredOutputError,
+    ToolCall,
     UnreachableError,
 )
 from biarena.records import Usage
@@ -28,6 +29,9 @@ from biarena.records import Usage
 
 class Provider(Protocol):
     """A backend that completes chats: local llama.cpp, an OpenAI-compatible server, or a script.
+
+    A provider that sets `takes_tools = True` is given requests with tools (OpenAI's `tools`, a tool loop's messages)
+    and may reply with tool calls; any other refuses them.
 
     A provider may name its `endpoint` (the server and model it talks to), under which the structured-output level
     the server accepts is remembered; without one, `name:model` is used. It may also have a `base_url` (its server),
@@ -238,6 +242,8 @@ class Model:
 
     def complete(self, request: ChatRequest, *, use_cache: bool = True) -> Completion:
         """Complete a request through the cache, retries and the concurrency limit."""
+        if request.tools is not None and not getattr(self.provider, "takes_tools", False):
+            raise InvalidRequestError(f"{self.spec}: this model's provider takes no tools (local and mock do)")
         seed = seed_for_try(request.seed)
         if seed != request.seed:
             request = replace(request, seed=seed)
@@ -299,6 +305,18 @@ class Model:
             return completion
         raise ModelError("unreachable")  # pragma: no cover
 
+    def sampled(self, request: ChatRequest) -> ChatRequest:
+        """The request with the sampling the model's options set: their temperature and top_p replace the asked
+        ones, and their max_tokens caps what is asked."""
+        chosen = self.options
+        if chosen.temperature is not None:
+            request = replace(request, temperature=chosen.temperature)
+        if chosen.max_tokens is not None:
+            request = replace(request, max_tokens=min(request.max_tokens, chosen.max_tokens))
+        if chosen.top_p is not None:
+            request = replace(request, top_p=chosen.top_p)
+        return request
+
     def chat(
         self,
         messages: list[Message],
@@ -315,16 +333,10 @@ class Model:
         A reply that is still invalid raises StructuredOutputError carrying the raw replies. `seed` tells samples at
         a temperature apart (and keeps each one reproducible and cached).
         """
-        chosen = self.options
-        if chosen.temperature is not None:
-            temperature = chosen.temperature
-        if chosen.max_tokens is not None:
-            max_tokens = min(max_tokens, chosen.max_tokens)
-        request = ChatRequest.make(
+        asked = ChatRequest.make(
             messages, temperature=temperature, max_tokens=max_tokens, schema=schema, stop=stop, seed=seed
         )
-        if chosen.top_p is not None:
-            request = replace(request, top_p=chosen.top_p)
+        request = self.sampled(asked)
         completion = self.complete(request)
         if schema is None:
             return completion
@@ -358,6 +370,10 @@ class Model:
 def _mask_reply(completion: Completion) -> None:
     """Mask the keys a server quoted back in a reply (streamed ones whole, so a key split across pieces is found)."""
     completion.text = redact_reply(completion.text)
+    if completion.tool_calls:  # what the model asks to run is said back to the caller, and run
+        completion.tool_calls = tuple(
+            ToolCall(call.id, redact_reply(call.name), redact_reply(call.arguments)) for call in completion.tool_calls
+        )
     if completion.finish_reason is not None:
         completion.finish_reason = redact_reply(completion.finish_reason)
 

@@ -95,6 +95,9 @@ class ModelOptions(Options):
     """YAML or JSON price table: model -> {prompt, completion} price per million tokens (usage cost)."""
     cache: bool = True
     """Use the response cache (replies already made are not asked for again)."""
+    script: Path | None = None
+    """mock only: a script file (YAML or JSON) of its replies, text or tool calls, that each conversation follows
+    on its own (see the models page, "The mock model's script")."""
     draft: int = Field(DEFAULT_DRAFT, ge=0, le=32)
     """local only: tokens guessed per pass from the reply's own context (prompt lookup) and checked in one batch,
     keeping those plain decoding would choose; 0 (the default) decodes one token per pass."""

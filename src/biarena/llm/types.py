@@ -7,13 +7,35 @@ from typing import Any
 Message = dict[str, str]
 """A chat message: {"role": "system" | "user" | "assistant", "content": "..."}."""
 
+ToolMessage = dict[str, Any]
+"""A chat message of a tool loop, as OpenAI's API writes it: an assistant's `tool_calls` (content may be None), or a
+`tool` message with its `tool_call_id`."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A function the model asks its caller to run (an OpenAI tool call)."""
+
+    id: str
+    """The call's id, which the tool's result names (`tool_call_id`)."""
+    name: str
+    """The function's name, one of the request's tools."""
+    arguments: str = "{}"
+    """The arguments as the text of a JSON object, as OpenAI's API carries them."""
+
+    def wire(self) -> dict[str, Any]:
+        """The call as OpenAI's API writes it in a message."""
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
 
 @dataclass(frozen=True)
 class ChatRequest:
     """One chat completion request from an agent or judge; the provider adds what the model's options set, and the
     cache key is made of what it sends."""
 
-    messages: tuple[tuple[str, str], ...]
+    messages: tuple[tuple[str, ...], ...]
+    """Each message as (role, content), or (role, content, the JSON of its other fields) in a tool loop (an
+    assistant's `tool_calls`, a tool result's `tool_call_id`)."""
     temperature: float = 0.0
     max_tokens: int = 512
     schema: str | None = None
@@ -24,21 +46,29 @@ class ChatRequest:
     """How the provider asks for the schema (`json_schema`, `json_object` or `prompt`); not part of the cache key."""
     top_p: float | None = None
     """Nucleus sampling, when the model's options set it (None sends none)."""
+    tools: str | None = None
+    """The functions the model may call (OpenAI's `tools`, serialized), when a tool loop asks."""
+    tool_choice: str | None = None
+    """Whether the model must call one (OpenAI's `tool_choice`, serialized: "auto", "none", "required" or one
+    function); None: auto when there are tools."""
 
     @classmethod
     def make(
         cls,
-        messages: list[Message],
+        messages: list[Message] | list[ToolMessage],
         *,
         temperature: float = 0.0,
         max_tokens: int = 512,
         schema: dict[str, Any] | None = None,
         seed: int | None = 0,
         stop: tuple[str, ...] = (),
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> "ChatRequest":
-        """Build a request from plain messages and an optional schema dict."""
+        """Build a request from plain messages (or a tool loop's), an optional schema dict, and the tools the model
+        may call."""
         return cls(
-            messages=tuple((m["role"], m["content"]) for m in messages),
+            messages=tuple(_message_tuple(m) for m in messages),
             temperature=temperature,
             max_tokens=max_tokens,
             # Properties keep their order: a grammar-constrained model writes them in that order, so a schema that
@@ -46,6 +76,8 @@ class ChatRequest:
             schema=json.dumps(schema) if schema is not None else None,
             seed=seed,
             stop=stop,
+            tools=json.dumps(tools, ensure_ascii=False) if tools else None,
+            tool_choice=json.dumps(tool_choice) if tool_choice is not None and tools else None,
         )
 
     def fields(self) -> dict[str, Any]:
@@ -53,15 +85,47 @@ class ChatRequest:
         its own, the mock, is asked)."""
         fields = asdict(self)
         fields.pop("structured")
+        for name in ("tools", "tool_choice"):  # a request without tools keeps the fields (and cache key) it had
+            if fields[name] is None:
+                fields.pop(name)
         return fields
 
-    def message_dicts(self) -> list[Message]:
+    def message_dicts(self) -> list[ToolMessage]:
         """The messages as provider SDKs take them."""
-        return [{"role": role, "content": content} for role, content in self.messages]
+        return [
+            {"role": role, "content": content, **(json.loads(rest[0]) if rest else {})}
+            for role, content, *rest in self.messages
+        ]
+
+    def tool_list(self) -> list[dict[str, Any]]:
+        """The tools the model may call (none when the request has none)."""
+        return json.loads(self.tools) if self.tools else []
+
+    def tool_choice_value(self) -> str | dict[str, Any]:
+        """OpenAI's `tool_choice`: "auto", "none", "required" or {"type": "function", "function": {"name": ...}}."""
+        return json.loads(self.tool_choice) if self.tool_choice else "auto"
+
+    def required_tool(self) -> str | None:
+        """The function the reply must call ("" when it must call one of the tools, None when it need not)."""
+        choice = self.tool_choice_value()
+        if choice == "required":
+            return ""
+        if isinstance(choice, dict):
+            return str((choice.get("function") or {}).get("name") or "")
+        return None
 
     def schema_dict(self) -> dict[str, Any] | None:
         """The JSON schema as a dict."""
         return json.loads(self.schema) if self.schema else None
+
+
+def _message_tuple(message: dict[str, Any]) -> tuple[str, ...]:
+    """A message as a request holds it: its fields other than role and content (a tool loop's) as JSON."""
+    rest = {key: value for key, value in message.items() if key not in ("role", "content") and value is not None}
+    content = message.get("content") or ""
+    if not rest:
+        return (message["role"], content)
+    return (message["role"], content, json.dumps(rest, sort_keys=True, ensure_ascii=False))
 
 
 @dataclass
@@ -82,6 +146,8 @@ class Completion:
     """Earlier replies to the same ask that the schema rejected (each was asked again with what was wrong)."""
     earlier: tuple["Completion", ...] = ()
     """The completions of those rejected replies, so their calls and tokens are counted too."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The functions the model asks to run, when the request offered tools (the finish reason is `tool_calls`)."""
 
 
 class ModelError(Exception):

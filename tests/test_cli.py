@@ -68,6 +68,10 @@ def test_import_run_score_show_export(bis_bench: Path, tmp_path: Path) -> None:
         "sql",
         "answer",
         "reference",
+        "statements",
+        "failed_statements",
+        "database_seconds",
+        "tool_calls",
         "execution",
         "ser",
         "valid_sql",
@@ -96,7 +100,7 @@ def test_import_run_score_show_export(bis_bench: Path, tmp_path: Path) -> None:
 
     nested = biarena("export", run, "--nested")
     assert nested.returncode == 0
-    assert set(json.loads(nested.stdout.splitlines()[0])["scores"]) == set(lines[0]) - set(list(lines[0])[:16])
+    assert set(json.loads(nested.stdout.splitlines()[0])["scores"]) == set(lines[0]) - set(list(lines[0])[:20])
     refused = biarena("export", run, "--nested", "-o", tmp_path / "nested.csv")
     assert refused.returncode == 2 and "--nested applies to JSONL" in refused.stderr
 

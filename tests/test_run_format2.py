@@ -55,6 +55,11 @@ def exported(run: Path) -> list[dict]:
     assert result.returncode == 0, result.stderr
     rows = [{**row, "run": "RUN"} for row in map(json.loads, result.stdout.splitlines())]
     assert [(row.pop("try"), row.pop("tries_agree")) for row in rows] == [(0, None)] * len(rows)
+    # what each answer ran, exported since: at most its one statement (failed where the SQL failed), no tool calls
+    ran = [(row.pop("statements"), row.pop("failed_statements"), row.pop("tool_calls")) for row in rows]
+    assert all(row.pop("database_seconds") >= 0 for row in rows)
+    assert [(n <= 1, tools) for n, _, tools in ran] == [(True, 0)] * len(rows)
+    assert [failed for _, failed, _ in ran] == [int(row["outcome"] == "sql_failed") for row in rows]
     return rows
 
 

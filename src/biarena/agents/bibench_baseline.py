@@ -66,8 +66,7 @@ class BIBenchBaseline(LLMAgent):
                 continue
             if len(queries) > 1:
                 draft.notes.append(f"{which}: the model wrote {len(queries)} queries; the first was run")
-            step = self.execute(env, question, queries[0].sql, asked)
-            draft.steps.append(step)
+            step = self.execute(tally, queries[0].sql, asked)
             if index == 0:
                 draft.final_sql = step.sql  # only the main question's query answers the question itself
             short = self.chat(

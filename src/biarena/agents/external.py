@@ -27,13 +27,14 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
-from biarena.agents.system import AgentEnv, run_step
+from biarena.agents.llm_agent import LLMAgent
+from biarena.agents.system import AgentEnv
+from biarena.agents.tool_session import ToolLimits, ToolSession
 from biarena.benchmarks.archive import Size
 from biarena.db import describe_schema
 from biarena.errors import UsageError
 from biarena.llm.openai_provider import KEY_VARIABLES
 from biarena.llm.redact import redact_reply, redact_start, remember_environment_keys
-from biarena.options import Options
 from biarena.records import Answer, Question, SystemSpec
 from biarena.records.sanitize import clean_value, describe_changes
 
@@ -78,13 +79,15 @@ def request_payload(question: Question, env: AgentEnv) -> dict[str, Any]:
     }
 
 
-def answer_from_reply(
-    reply: Any, question: Question, env: AgentEnv, system: SystemSpec, max_queries: int = DEFAULT_MAX_REPLY_QUERIES
-) -> Answer:
-    """Turn an external system's JSON reply into an Answer, running its SQL (at most `max_queries`) in the sandbox."""
+def answer_from_reply(reply: Any, session: ToolSession, max_queries: int = DEFAULT_MAX_REPLY_QUERIES) -> Answer:
+    """Complete the session's answer from an external system's JSON reply: run its SQL (at most `max_queries`, none
+    that already ran through the tools) in the sandbox, and take its answer, or the one submitted through the tools."""
+    draft = session.answer
 
     def failed(error: str, notes: list[str] | None = None) -> Answer:
-        return Answer(question_id=question.id, system=system, status="error", error=error, sanitized=notes or [])
+        draft.status, draft.error = "error", error
+        draft.sanitized += notes or []
+        return draft
 
     if not isinstance(reply, dict):
         return failed(f"the system replied {_kind(reply)}, not a JSON object")
@@ -103,26 +106,28 @@ def answer_from_reply(
     for index, query in enumerate(queries):
         if not isinstance(query, str):
             return failed(f"the reply's 'queries' item {index} is {_kind(query)}, not a string", notes)
-    final = reply.get("sql")
+    submitted = session.submitted or {}
+    final = reply.get("sql") or submitted.get("sql")
     queries = list(queries)
     if final and final not in queries:
         queries.append(final)
+    ran = {step.sql for step in draft.steps if step.ok}
+    queries = [sql for sql in queries if sql not in ran]
     if len(queries) > max_queries:
         notes.append(f"{len(queries) - max_queries} of {len(queries)} queries not run (over the cap of {max_queries})")
         queries = [*queries[: max_queries - 1], queries[-1]] if max_queries > 1 else queries[-1:]
-    steps = [run_step(env, question, sql)[0] for sql in queries]
+    for sql in queries:
+        session.statement(sql, capped=False)
     text = reply.get("answer")
+    if text is None:
+        text = submitted.get("answer")
     if text is not None and not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False)
-    return Answer(
-        question_id=question.id,
-        system=system,
-        plan=reply.get("plan"),
-        steps=steps,
-        final_sql=final or (queries[-1] if queries else None),
-        text=text,
-        sanitized=notes,
-    )
+    draft.plan = reply.get("plan")
+    draft.final_sql = final or (queries[-1] if queries else LLMAgent.final_sql(draft.steps))
+    draft.text = text
+    draft.sanitized += notes
+    return draft
 
 
 def _kind(value: Any) -> str:
@@ -130,11 +135,18 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "a number" if isinstance(value, int | float) else type(value).__name__)
 
 
-class ExternalOptions(Options):
-    """What every external system takes."""
+class ExternalOptions(ToolLimits):
+    """What every external system takes: its reply's query cap, and the database tools it may be given."""
 
     max_reply_queries: int = Field(DEFAULT_MAX_REPLY_QUERIES, ge=1)
     """Most queries of one reply that run in the sandbox (the reply's final SQL always does)."""
+    tools: bool = False
+    """Give the system biarena's database tools for each question (MCP, plain JSON over HTTP, stdio): the payload's
+    `tools` says where they are and holds the question's session token."""
+    tools_host: str = "127.0.0.1"
+    """Address the tool server listens on (loopback unless told otherwise; a session token guards every call)."""
+    tools_port: int = Field(0, ge=0, le=65535)
+    """Port the tool server listens on (0: a free one)."""
 
 
 class ServiceOptions(ExternalOptions):
@@ -199,6 +211,8 @@ class _External:
     name = "external"
     target = ""
     max_reply_queries = DEFAULT_MAX_REPLY_QUERIES
+    timeout: float | None = None
+    options: ExternalOptions
 
     def __init__(self) -> None:
         remember_environment_keys(KEY_VARIABLES)
@@ -227,26 +241,53 @@ class _External:
             with self._live_lock:
                 self._live.pop(id(stop), None)
 
+    @property
+    def uses_tools(self) -> bool:
+        """Whether the system is given the database tools (the run starts a tool server for it)."""
+        return self.options.tools
+
+    @property
+    def tool_limits(self) -> ToolLimits:
+        """Each question's tool caps."""
+        return ToolLimits.model_validate({name: getattr(self.options, name) for name in ToolLimits.model_fields})
+
     def spec_options(self) -> dict[str, Any]:
-        """Where the system is (and its query cap, when not the default)."""
+        """Where the system is (and its query cap, when not the default; its tools and their caps, when given)."""
         options: dict[str, Any] = {"target": self.target}
         if self.max_reply_queries != DEFAULT_MAX_REPLY_QUERIES:
             options["max_reply_queries"] = self.max_reply_queries
+        if self.uses_tools:
+            options["tools"] = self.tool_limits.model_dump(mode="json")
         return options
 
     def call(self, payload: dict[str, Any]) -> Any:
         raise NotImplementedError
 
     def answer(self, question: Question, env: AgentEnv) -> Answer:
-        """Ask the external system, then replay its SQL safely."""
+        """Ask the external system (with its tool session open, when it has tools), then replay its SQL safely; what
+        it did through the tools is kept even when its reply fails."""
         system = SystemSpec(agent=self.name, options={"target": self.target})
+        draft = Answer(question_id=question.id, system=system)
+        deadline = time.monotonic() + self.timeout if self.timeout is not None else None
+        session = ToolSession(env, question, draft, self.tool_limits, deadline=deadline)
+        token = None
         try:
-            reply = redact_reply(self.call(request_payload(question, env)))
-            answer = answer_from_reply(reply, question, env, system, self.max_reply_queries)
+            payload = request_payload(question, env)
+            if self.uses_tools:
+                if env.tools is None:
+                    raise SystemFailed("the system asks for tools but the run has no tool server")
+                token, payload["tools"] = env.tools.open(session)
+            try:
+                reply = redact_reply(self.call(payload))
+            finally:
+                if token is not None:
+                    env.tools.close(token)
+                session.close()
+            answer = answer_from_reply(reply, session, self.max_reply_queries)
         except Exception as error:  # whatever the system does wrong is recorded on the answer
             message = str(error) if isinstance(error, _OWN_ERRORS) else f"{type(error).__name__}: {error}"
-            message = redact_reply(message, error=True)
-            return Answer(question_id=question.id, system=system, status="error", error=message[:500])
+            draft.status, draft.error = "error", redact_reply(message, error=True)[:500]
+            return draft
         if answer.status == "ok" and not answer.steps and not answer.text:
             answer.status, answer.error = "error", "the reply has no sql, queries or answer"
         return answer

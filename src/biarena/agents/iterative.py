@@ -87,7 +87,7 @@ class Iterative(LLMAgent):
             if not sql:
                 draft.notes.append(f"step {number}: the model chose to query twice without writing SQL; it stopped")
                 break
-            draft.steps.append(self.execute(env, question, sql, thought or None))
+            self.execute(tally, sql, thought or None)
             draft.final_sql = self.final_sql(draft.steps)
         else:
             draft.notes.append(f"the step limit ({step_limit}) was reached; the answer consolidates what was found")

@@ -7,19 +7,25 @@ from typing import Any
 from pydantic import Field
 
 from biarena.agents.prompting import prompt_hash, render, text_hash
-from biarena.agents.system import AgentEnv, run_step
+from biarena.agents.system import AgentEnv
+from biarena.agents.tool_session import ToolLimits, ToolSession
 from biarena.db import describe_schema
 from biarena.llm import Completion, Message, Model, ModelError, StructuredOutputError
 from biarena.options import Options
 from biarena.records import Answer, Question, Step, SystemSpec, Usage
 
+AGENT_TOOL_LIMITS = ToolLimits(max_statements=1_000_000, max_database_seconds=float("inf"))
+"""A built-in agent's own options bound its statements (step_limit, max_queries); the sandbox bounds each one."""
+
 
 @dataclass
 class Tally:
-    """Model usage of one answer, and the stage the agent is at (so a failed call says where it failed)."""
+    """Model usage of one answer, the stage the agent is at (so a failed call says where it failed), and the
+    question's database tools (every statement the agent runs goes through them)."""
 
     usage: Usage = field(default_factory=Usage)
     stage: str = ""
+    tools: ToolSession | None = None
 
     def add(self, completion: Completion, cost: float | None = None) -> None:
         """Count one reply: a call made to the model (with its cost when prices are set), or one from the cache."""
@@ -124,8 +130,9 @@ class LLMAgent:
 
     def answer(self, question: Question, env: AgentEnv) -> Answer:
         """Answer one question; a failed model call keeps everything produced before it and says where it failed."""
-        tally = Tally(usage=Usage(cost=0.0 if self.model.prices else None))
         draft = Answer(question_id=question.id, system=self.system_spec())
+        tools = ToolSession(env, question, draft, AGENT_TOOL_LIMITS, record_calls=False)
+        tally = Tally(usage=Usage(cost=0.0 if self.model.prices else None), tools=tools)
         try:
             if self.shows_schema:
                 self.record_shown(draft, self.schema(env, question))
@@ -152,9 +159,11 @@ class LLMAgent:
         draft.schema_chars = len(text)
 
     @staticmethod
-    def execute(env: AgentEnv, question: Question, sql: str, purpose: str | None = None) -> Step:
-        """Run one model-written statement in the sandbox."""
-        step, _ = run_step(env, question, sql, purpose=purpose)
+    def execute(tally: Tally, sql: str, purpose: str | None = None) -> Step:
+        """Run one model-written statement through the question's database tools (the sandbox); its step joins
+        the answer's steps."""
+        assert tally.tools is not None, "a tally made by LLMAgent.answer carries the question's tools"
+        step, _ = tally.tools.statement(sql, purpose)
         return step
 
     @staticmethod

@@ -101,7 +101,7 @@ class Sequential(LLMAgent):
                 f"the model wrote {len(written)} queries; the first {self.max_queries} ran (max_queries)"
             )
         for query in written[: self.max_queries]:
-            draft.steps.append(self.execute(env, question, query.sql, query.purpose))
+            self.execute(tally, query.sql, query.purpose)
         draft.final_sql = self.final_sql(draft.steps)
         note = None
         if not written:

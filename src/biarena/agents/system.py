@@ -16,6 +16,8 @@ class AgentEnv:
 
     benchmark: Benchmark
     databases: DatabasePool
+    tools: Any = None
+    """The run's tool server (`biarena.toolserver.ToolServer`) when its system queries the database itself."""
 
 
 class System(Protocol):
@@ -33,12 +35,21 @@ class System(Protocol):
 
 
 def run_step(
-    env: AgentEnv, question: Question, sql: str, *, dialect: str | None = None, purpose: str | None = None
+    env: AgentEnv,
+    question: Question,
+    sql: str,
+    *,
+    dialect: str | None = None,
+    purpose: str | None = None,
+    timeout: float | None = None,
 ) -> tuple[Step, QueryResult | None]:
-    """Run `sql` for `question` through the sandbox and record it as a Step (with what it was for)."""
+    """Run `sql` for `question` through the sandbox and record it as a Step (with what it was for); `timeout`
+    shortens the sandbox's time limit (never lengthens it)."""
     db = env.databases.get(question.database)
+    if timeout is not None:
+        timeout = min(timeout, db.timeout)
     try:
-        result = db.execute(sql, dialect=dialect, now=env.benchmark.anchor_for(question))
+        result = db.execute(sql, dialect=dialect, now=env.benchmark.anchor_for(question), timeout=timeout)
     except SqlProblem as problem:
         return Step(sql=sql, purpose=purpose, error=str(problem), error_kind=problem.kind), None  # type: ignore[arg-type]
     step = Step(

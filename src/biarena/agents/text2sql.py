@@ -47,8 +47,7 @@ class Text2SQL(LLMAgent):
                 break
             if len(queries) > 1:
                 draft.notes.append(f"{stage}: the model wrote {len(queries)} queries; the first was run")
-            step = self.execute(env, question, queries[0].sql, queries[0].purpose)
-            draft.steps.append(step)
+            step = self.execute(tally, queries[0].sql, queries[0].purpose)
             draft.final_sql = step.sql
             if step.ok or attempt == self.options.retries:
                 break

@@ -55,6 +55,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "Write a report of runs: summary, arena leaderboard, tables with 95% intervals, charts, tests, every answer.",
     ),
     "judge": ("biarena.cli.judge_cmd:app", "Measure how far to trust a judge."),
+    "tools": (
+        "biarena.cli.tools_cmd:app",
+        "The database tools a run gives a system that queries the database itself (-O tools=true).",
+    ),
     "model": ("biarena.cli.model_cmd:app", "Serve a model as an OpenAI-compatible endpoint on this machine."),
     "arena": (
         "biarena.cli.arena_cmd:app",

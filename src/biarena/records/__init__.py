@@ -7,6 +7,7 @@ from biarena.records.question import GoldResult, Question
 from biarena.records.runspec import RunSpec
 from biarena.records.score import Score
 from biarena.records.score_record import ScoreRecord
+from biarena.records.tool_call import ToolCall
 from biarena.records.trace import TraceEntry
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "ScoreRecord",
     "Step",
     "SystemSpec",
+    "ToolCall",
     "TraceEntry",
     "Usage",
     "outcome_of",

@@ -5,6 +5,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from biarena.records.tool_call import ToolCall
+
 
 class SystemSpec(BaseModel):
     """Which system produced an answer."""
@@ -87,6 +89,9 @@ class Answer(BaseModel):
     """The plan, when the system made one."""
     steps: list[Step] = Field(default_factory=list)
     """Every SQL statement run, in order."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """Every call a system made to the database tools (list, describe, query, submit), in order; each query's
+    statement is also one of `steps`."""
     final_sql: str | None = None
     """The query the system offers as its answer, when it offers one."""
     text: str | None = None

@@ -36,8 +36,13 @@ FIELDS = [
     "sql",
     "answer",
     "reference",
+    "statements",
+    "failed_statements",
+    "database_seconds",
+    "tool_calls",
 ]
-"""Columns before the scores: where a row comes from, the question, what happened, and the reference answer."""
+"""Columns before the scores: where a row comes from, the question, what happened, the reference answer, and the
+statements the answer ran (how many, how many failed, seconds in the database) and its database tool calls."""
 
 
 def format_for(path: Path | None, given: str | None) -> str:
@@ -102,6 +107,10 @@ def export_records(runs: list[RunData], rows: int | None = None) -> list[dict[st
                 "sql": answer.final_sql if answer else None,
                 "answer": answer.text if answer else None,
                 "reference": question.reference_answer,
+                "statements": len(answer.steps) if answer else None,
+                "failed_statements": sum(1 for step in answer.steps if not step.ok) if answer else None,
+                "database_seconds": round(sum(step.elapsed for step in answer.steps), 6) if answer else None,
+                "tool_calls": len(answer.tool_calls) if answer else None,
             }
             if kept is not None:
                 record |= kept.answer(question, answer).fields("result") | kept.gold(question).fields("gold")
@@ -161,6 +170,8 @@ def _parquet(records: list[dict[str, Any]], handle: IO[bytes]) -> None:
     types["labels"] = pa.list_(pa.string())
     types["try"] = pa.int64()
     types["tries_agree"] = pa.bool_()
+    types |= {"statements": pa.int64(), "failed_statements": pa.int64(), "tool_calls": pa.int64()}
+    types["database_seconds"] = pa.float64()
     types |= {name: pa.string() for name in ROW_FIELDS} | {"result_truncated": pa.bool_(), "gold_truncated": pa.bool_()}
     schema = pa.schema([(name, types.get(name, pa.float64())) for name in fields])
     rows = [row | {name: _json_cell(row[name]) for name in _NESTED if name in row} for row in rows]

@@ -247,6 +247,8 @@ def summary_lines(
             else ""
         )
     ]
+    if tools := summary.tools.line():
+        lines.append(tools)
     if counts.errors:
         lines.append("most common errors:")
         lines += [f"  {count} × {error}" for error, count in counts.errors.most_common(SHOWN_ERRORS)]

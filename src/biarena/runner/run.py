@@ -1,5 +1,6 @@
 """run_benchmark: answer a benchmark's questions with a system into a run store, concurrently and resumably."""
 
+import contextlib
 import random
 import threading
 from collections import Counter, deque
@@ -16,6 +17,7 @@ from biarena.records import Answer, Benchmark, Outcome, Question, RunSpec, Syste
 from biarena.records.runspec import BenchmarkFingerprint
 from biarena.runner.fingerprint import questions_sha256
 from biarena.runner.store import RunStore
+from biarena.toolserver import serving_tools
 from biarena.version import __version__
 
 _USAGE_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
@@ -55,6 +57,37 @@ class OutcomeCounts:
         return OutcomeCounts(self.ran, self.sql_failed, self.no_answer, Counter(self.errors))
 
 
+@dataclass
+class ToolFigures:
+    """What a run's answers did through the database tools: calls, statements, failures, time in the database."""
+
+    answers: int = 0
+    """Answers that made at least one tool call."""
+    calls: int = 0
+    statements: int = 0
+    failed_statements: int = 0
+    database_seconds: float = 0.0
+
+    def add(self, answer: Answer) -> None:
+        """Count one answer's tool calls (an answer without any counts nothing)."""
+        if not answer.tool_calls:
+            return
+        self.answers += 1
+        self.calls += len(answer.tool_calls)
+        self.statements += len(answer.steps)
+        self.failed_statements += sum(1 for step in answer.steps if not step.ok)
+        self.database_seconds += sum(step.elapsed for step in answer.steps)
+
+    def line(self) -> str | None:
+        """The figures as a run's summary says them (None when no answer used the tools)."""
+        if not self.answers:
+            return None
+        return (
+            f"tools: {self.calls} calls by {self.answers} answers; {self.statements / self.answers:.1f} statements "
+            f"per answer, {self.failed_statements} failed, {self.database_seconds:.2f} s in the database"
+        )
+
+
 @dataclass(frozen=True)
 class RunProgress:
     """Where a run stands after an answer."""
@@ -92,6 +125,8 @@ class RunSummary:
     stopped_by_budget: bool = False
     stopped_by_outage: bool = False
     """The run stopped early because the model's server stopped answering."""
+    tools: ToolFigures = field(default_factory=ToolFigures)
+    """What the answers (recorded before and now) did through the database tools."""
 
     @property
     def errors(self) -> int:
@@ -266,7 +301,30 @@ def run_benchmark(
     Failures are recorded, not fatal; stops at `max_calls` model calls, and asks no more questions once `outage()`
     says the model's server has stopped answering.
     """
-    env = AgentEnv(benchmark=benchmark, databases=databases)
+    with contextlib.ExitStack() as stack:
+        tools = None
+        if getattr(system, "uses_tools", False):  # a system that queries the database itself: its tool server
+            options = system.options  # type: ignore[attr-defined]
+            tools = stack.enter_context(serving_tools(options.tools_host, options.tools_port))
+        env = AgentEnv(benchmark=benchmark, databases=databases, tools=tools)
+        return _answer_all(
+            env, system, store, questions, concurrency, max_calls, retry_errors, on_progress, outage, repeats
+        )
+
+
+def _answer_all(
+    env: AgentEnv,
+    system: System,
+    store: RunStore,
+    questions: list[Question],
+    concurrency: int,
+    max_calls: int | None,
+    retry_errors: bool,
+    on_progress: Callable[[RunProgress], None] | None,
+    outage: Callable[[], bool] | None,
+    repeats: int,
+) -> RunSummary:
+    databases = env.databases
     selected = {q.id for q in questions}
     views = {number: store.at_try(number) for number in range(max(1, repeats))}
     recorded = {
@@ -281,9 +339,11 @@ def run_benchmark(
     ]
     total = len(questions) * len(views)
     counts = OutcomeCounts()
+    tools = ToolFigures()
     for key, answer in recorded.items():
         if key not in retry:
             counts.add(outcome_of(answer))
+            tools.add(answer)
     already = len(recorded) - len(retry)
     usage = Usage()
     done = {"done": already, "now": 0}
@@ -298,6 +358,7 @@ def run_benchmark(
             done["done"] += 1
             done["now"] += 1
             counts.add(outcome)
+            tools.add(answer)
             for name in _USAGE_FIELDS:
                 setattr(usage, name, getattr(usage, name) + getattr(answer.usage, name))
             if answer.usage.cost is not None:
@@ -359,6 +420,7 @@ def run_benchmark(
         retried=len(retry),
         stopped_by_budget=stopped,
         stopped_by_outage=down,
+        tools=tools,
     )
 
 

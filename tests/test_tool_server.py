@@ -89,6 +89,13 @@ def test_an_mcp_session_is_sandboxed_capped_and_recorded(tmp_path: Path, sales_d
         (pytest.approx(2 / 3), 3, 1, 6)
     ] * 2
     assert all(r["execution"] == 1.0 for r in rows)
+    shown = run("show", out)
+    assert "tools: 3.0 statements per answer, 2 failed" in shown.stdout
+    report = tmp_path / "report.html"
+    assert run("report", out, "-o", report).returncode == 0
+    page = report.read_text(encoding="utf-8")
+    assert page.count('<details class="tool-calls"><summary>6 database tool calls</summary>') == 2
+    assert "run_query → Query 2 <span class=\"error\">rejected: only read statements" in page
 
 
 def test_plain_json_calls_and_their_errors(tmp_path: Path, sales_db: Path) -> None:

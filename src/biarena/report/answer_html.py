@@ -89,6 +89,29 @@ def _step(index: int, step: Step, pattern: re.Pattern[str] | None) -> Markup:
     return Markup("").join(parts)
 
 
+def _tool_calls(answer: Answer, pattern: re.Pattern[str] | None) -> Markup:
+    """The answer's database tool calls, folded: each operation, what it was given, and what came of it."""
+    items = []
+    for call in answer.tool_calls:
+        given = call.arguments.get("table") if call.operation == "describe_table" else None
+        text = call.operation + (f" {given}" if isinstance(given, str) else "")
+        if call.step is not None:
+            text += f" → Query {call.step + 1}"
+        if call.rows is not None:
+            text += f" ({call.rows} rows)"
+        item = Markup("<li>") + escape(_hide(text, pattern))
+        if call.error:
+            item += Markup(' <span class="error">') + escape(_hide(call.error, pattern)) + Markup("</span>")
+        items.append(item + Markup("</li>"))
+    count = len(answer.tool_calls)
+    summary = f"{count} database tool call{'s' if count != 1 else ''}"
+    return (
+        Markup(f'<details class="tool-calls"><summary>{summary}</summary><ol>')
+        + Markup("").join(items)
+        + Markup("</ol></details>")
+    )
+
+
 def answer_html(answer: Answer, *, redact: Iterable[str] | None = None) -> Markup:
     """The answer as an HTML fragment: answer text, plan, every query with its folded result, final SQL.
 
@@ -113,6 +136,8 @@ def answer_html(answer: Answer, *, redact: Iterable[str] | None = None) -> Marku
     for index, step in enumerate(answer.steps, start=1):
         parts.append(_step(index, step, pattern))
         final_shown = final_shown or step.sql == answer.final_sql
+    if answer.tool_calls:
+        parts.append(_tool_calls(answer, pattern))
     if answer.final_sql and not final_shown:
         parts.append(Markup('<div class="step"><div class="step-title">Final SQL</div>'))
         parts.append(_sql(answer.final_sql, pattern))

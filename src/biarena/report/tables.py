@@ -65,7 +65,23 @@ def outcome_line(summary: ComparedRun) -> str:
     if summary.unscored:
         line += f"; {summary.unscored} answers not scored yet"
     gold = gold_line(summary)
-    return line + (f"; {gold}" if gold else "")
+    tools = tools_line(summary)
+    return line + (f"; {gold}" if gold else "") + (f"; {tools}" if tools else "")
+
+
+def tools_line(summary: ComparedRun) -> str | None:
+    """`tools: 3.0 statements per answer, 2 failed, 0.41 s in the database` for a run whose answers used the
+    database tools; None for one whose did not."""
+    answers = [a for a in (*summary.run.answers, *(a for t in summary.run.tries for a in t.answers)) if a.tool_calls]
+    if not answers:
+        return None
+    steps = [step for answer in answers for step in answer.steps]
+    failed = sum(1 for step in steps if not step.ok)
+    seconds = sum(step.elapsed for step in steps)
+    return (
+        f"tools: {len(steps) / len(answers):.1f} statements per answer, {failed} failed, "
+        f"{seconds:.2f} s in the database"
+    )
 
 
 def gold_line(summary: ComparedRun, label: str = "EA") -> str | None:

@@ -36,9 +36,8 @@ def execute_judge_check(settings: JudgeCheckSettings, on_event: EventHandler = i
     from biarena.judges.rubric import load_builtin_rubric, load_rubric_file
     from biarena.llm import DEFAULT_MODEL, get_model
     from biarena.llm.model_options import resolve_model
-    from biarena.metrics import ScoringContext
     from biarena.options import value_pairs
-    from biarena.scoring import get_scorer
+    from biarena.scoring import ScoringContext, get_scorer
     from biarena.scoring.scorer_options import scorer_options
 
     name = settings.judge

@@ -4,9 +4,9 @@ import math
 import re
 
 from biarena.judges.base import Judgement, JudgeScorer, ScorerContext
-from biarena.metrics.execution import valid_sql
 from biarena.records import Answer, Question
 from biarena.scoring.score_info import ScoreInfo
+from biarena.scoring.valid_sql import valid_sql
 
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+(?:['’.-][^\W_]+)*")
 """A word: a run of letters or digits (inner apostrophes, dots and hyphens kept), or one CJK character."""

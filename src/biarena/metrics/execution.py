@@ -2,21 +2,14 @@
 
 import math
 
-from biarena.db import QueryResult, SqlProblem
-from biarena.metrics.context import Outcome, ScoringContext
+from biarena.db import SqlProblem
+from biarena.metrics.context import ScoringContext
 from biarena.metrics.scorer import MetricScorer, make_score
 from biarena.records import Answer, Question, Score
 from biarena.scoring.score_info import ScoreInfo
+from biarena.scoring.valid_sql import valid_sql
 
 _RUNS = frozenset({"database"})
-
-
-def valid_sql(answer: Answer, final: Outcome | None = None) -> int:
-    """Statements of the answer that ran and returned rows; an answer without steps counts its final SQL's
-    outcome, when given (one place for `valid_sql` and `interaction.valid_sql`)."""
-    if answer.steps:
-        return sum(1 for s in answer.steps if s.ok and (s.row_count or 0) > 0)
-    return int(isinstance(final, QueryResult) and final.row_count > 0)
 
 
 class ExecutionScorer(MetricScorer):

@@ -106,7 +106,8 @@ class ToolSession:
         step, result, index = self._statement(sql, purpose)
         self._local.step = index
         if step.error is not None:
-            raise ToolError(f"{step.error_kind}: {step.error}")
+            said = {"rejected": "rejected", "timeout": "timed out"}.get(str(step.error_kind), "failed")
+            raise ToolError(f"{said}: {step.error}")
         assert result is not None
         rows = result.preview(self.limits.max_rows, max_bytes=self.limits.max_result_bytes)
         cut = len(rows) < len(result.rows)

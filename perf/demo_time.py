@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from biarena.cli.demo_cmd import PHASES_FILE
 from biarena.llm.weights import model_home, model_path
+from biarena.report.demo_phases import PHASES_FILE
 
 
 def main() -> None:

@@ -23,6 +23,8 @@ API = (
     "results",
     "report",
     "judge_check",
+    "judge_pairwise",
+    "demo",
     "generate_templates",
     "generate_questions",
     "generate_answers",

@@ -1,8 +1,8 @@
 """biarena: benchmark, judge and rank AI data analysts on SQL databases.
 
 `import biarena` gives the Python API (`build`, `import_benchmark`, `load_benchmark`, `run`, `score`, `results`,
-`report`, `judge_check`, `generate_templates`, `generate_questions`, `generate_answers`, `suite`, `synth`), each
-loaded on first use, so the command line's start-up does not pay for it.
+`report`, `judge_check`, `judge_pairwise`, `demo`, `generate_templates`, `generate_questions`, `generate_answers`,
+`suite`, `synth`), each loaded on first use, so the command line's start-up does not pay for it.
 """
 
 from biarena.lazy_exports import lazy_exports
@@ -20,6 +20,8 @@ __getattr__, __dir__ = lazy_exports(
         "results": "api.results",
         "report": "api.report",
         "judge_check": "api.judge_check",
+        "judge_pairwise": "api.judge_pairwise",
+        "demo": "api.demo",
         "generate_templates": "api.generate_templates",
         "generate_questions": "api.generate_questions",
         "generate_answers": "api.generate_answers",

@@ -14,6 +14,8 @@ __getattr__, __dir__ = lazy_exports(
         "results": "results",
         "report": "report",
         "judge_check": "judge_check",
+        "judge_pairwise": "judge_pairwise",
+        "demo": "demo",
         "generate_templates": "generate_templates",
         "generate_questions": "generate_questions",
         "generate_answers": "generate_answers",

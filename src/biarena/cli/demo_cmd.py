@@ -1,86 +1,21 @@
 """`biarena demo`: the main job on the embedded defaults, offline: build, run, score, report."""
 
-import json
-import resource
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
-from biarena.agents import System
-from biarena.benchmarks import resolve_benchmark
 from biarena.cli.console import err, fmt, new_table, out, print_table, row
-from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE, model_options
+from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE
 from biarena.cli.run_view import RunView
-from biarena.db import DatabasePool
-from biarena.metrics import ScoringContext
-from biarena.metrics.summary import overall
-from biarena.records import Answer, Benchmark, Question, outcome_of
-from biarena.report import RunData, write_report
-from biarena.runner import RunProgress, RunStore
-from biarena.runner.build_system import build_system
-from biarena.runner.execute import answer_questions
-from biarena.scoring import ScoreInfos, default_scorers, score_run, setup_scorers
+from biarena.records import Answer, Question, outcome_of
+from biarena.report.demo_settings import DemoSettings
+from biarena.report.execute_demo import STEPS, DemoResult, DemoStep, QuestionsChosen, execute_demo
+from biarena.runner import RunProgress
 
-PHASES_FILE = "demo-phases.json"
-"""Per-phase wall time, peak memory and model tokens of the last demo, beside its report."""
-
-
-@dataclass
-class Phase:
-    """What one phase of the demo cost."""
-
-    name: str
-    seconds: float = 0.0
-    peak_rss_mb: float = 0.0
-    """Peak resident memory of the process so far, in MB."""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls: int = 0
-
-
-def _peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
-
-
-@contextmanager
-def _phase(phases: list[Phase], name: str) -> Iterator[Phase]:
-    phase = Phase(name)
-    start = time.perf_counter()
-    try:
-        yield phase
-    finally:
-        phase.seconds = round(time.perf_counter() - start, 2)
-        phase.peak_rss_mb = round(_peak_rss_mb(), 1)
-        phases.append(phase)
-
-
-def demo_questions(benchmark: Benchmark, per_category: int) -> list[Question]:
-    """`per_category` questions of each category, alternating languages so every language appears; grouped by
-    database so that consecutive prompts share the schema the model has already read."""
-    groups: dict[str, list[Question]] = {}
-    for question in benchmark.questions:
-        groups.setdefault(question.labels[0] if question.labels else "", []).append(question)
-    languages = sorted({q.language for q in benchmark.questions})
-    chosen: list[Question] = []
-    turn = 0
-    for key in sorted(groups):
-        members = groups[key]
-        for _ in range(min(per_category, len(members))):
-            wanted = languages[turn % len(languages)]
-            turn += 1
-            pick = next((q for q in members if q.language == wanted and q not in chosen), None)
-            pick = pick or next(q for q in members if q not in chosen)
-            chosen.append(pick)
-    order = {q.id: i for i, q in enumerate(benchmark.questions)}
-    return sorted(chosen, key=lambda q: (q.database, order[q.id]))
+__all__ = ["demo"]
 
 
 def _one_line(text: str, width: int = 160) -> str:
@@ -103,11 +38,32 @@ def _print_answer(question: Question, answer: Answer, done: int, total: int) -> 
     err.print(f"      {escape(outcome.label + detail)}  ({answer.usage.calls} calls, {tokens} tokens)")
 
 
-def _warm_up(system: System) -> None:
-    """Load an in-process model now, so its load time is its own phase."""
-    provider = getattr(getattr(system, "model", None), "provider", None)
-    if provider is not None and hasattr(provider, "llama"):
-        _ = provider.llama
+class _DemoView:
+    """The demo's events on stderr: its steps, then each run as `biarena run` shows it, every answer in full."""
+
+    def __init__(self) -> None:
+        self.questions: dict[str, Question] = {}
+        self.run = RunView(on_answer=self._answer)
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, DemoStep):
+            line = Text(event.text)
+            line.stylize("bold", 0, len(f"{event.step}/{STEPS}"))  # the step's number, as in "3/4"
+            err.print(line)
+        elif isinstance(event, QuestionsChosen):
+            self.questions = {q.id: q for q in event.questions}
+            err.print(Text(event.text))
+        else:
+            self.run(event)
+
+    def _answer(self, progress: RunProgress) -> None:
+        if progress.answer is not None:
+            question = self.questions[progress.answer.question_id]
+            _print_answer(question, progress.answer, progress.done, progress.total)
+
+    def close(self) -> None:
+        """Take a run's progress bar off the screen."""
+        self.run.close()
 
 
 def demo(
@@ -124,92 +80,36 @@ def demo(
     models_file: Path | None = MODELS_FILE,
 ) -> None:
     """Build the built-in benchmark, run agents with the local model, score them, and write report.html."""
-    names = [a.strip() for a in agents.split(",") if a.strip()]
-    phases: list[Phase] = []
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with _phase(phases, "benchmark"):
-        err.print(f"[bold]1/4[/bold] loading benchmark {escape(benchmark_arg)} (built on first use) ...")
-        benchmark = resolve_benchmark(benchmark_arg)
-        questions = demo_questions(benchmark, per_category)
-        languages = ", ".join(sorted({q.language for q in questions}))
-        err.print(
-            f"      {len(questions)} questions: {per_category} per category ({languages}) "
-            f"from {len(benchmark.questions)}"
-        )
-    with _phase(phases, "model load"):
-        err.print(f"[bold]2/4[/bold] preparing model {escape(model)} (assembled and checked on first use) ...")
-        chosen = model_options(model, model_option, models_file)
-        systems = [build_system(n, model_options=chosen, **_agent_options(n, max_queries, answer_words)) for n in names]
-        for system in systems:
-            _warm_up(system)
-    runs = []
-    for index, (name, system) in enumerate(zip(names, systems, strict=True), start=1):
-        path = out_dir / f"{name}.run"
-        with _phase(phases, f"agent {name}") as phase:
-            err.print(f"[bold]3/4[/bold] agent {index}/{len(names)}: {escape(name)} → {escape(str(path))}")
-            usage = _run_agent(benchmark_arg, benchmark, system, questions, path)
-            phase.calls, phase.prompt_tokens, phase.completion_tokens = (
-                usage.calls,
-                usage.prompt_tokens,
-                usage.completion_tokens,
-            )
-        runs.append(RunData.read(path))
-    with _phase(phases, "report"):
-        err.print("[bold]4/4[/bold] writing the report ...")
-        title = f"biarena demo: {', '.join(names)} on {benchmark.name}"
-        report = write_report(runs, out_dir / "report.html", title=title)
-    (out_dir / PHASES_FILE).write_text(json.dumps([asdict(p) for p in phases], indent=2) + "\n", encoding="utf-8")
-    _print_summary(runs, benchmark, questions, model, phases)
-    out.print(f"report: [bold]{escape(str(report.resolve()))}[/bold]  (open it in a browser)")
-
-
-def _agent_options(name: str, max_queries: int, answer_words: int) -> dict[str, Any]:
-    if name != "sequential":
-        return {}
-    return {"max_queries": max_queries, "answer_words": answer_words, "short_answer": True}
-
-
-def _run_agent(benchmark_arg: str, benchmark: Benchmark, system: System, questions: list[Question], path: Path) -> Any:
-    """Answer the questions into `path` as `biarena run` does (resuming it), print every answer's steps as it
-    comes, and score it."""
-    pool = DatabasePool(benchmark)
-    by_id = {q.id: q for q in questions}
-
-    def show(p: RunProgress) -> None:
-        if p.answer is not None:
-            _print_answer(by_id[p.answer.question_id], p.answer, p.done, p.total)
-
-    view = RunView(on_answer=show)
+    settings = DemoSettings(
+        out=out_dir,
+        benchmark=benchmark_arg,
+        model=model,
+        agents=[a.strip() for a in agents.split(",") if a.strip()],
+        per_category=per_category,
+        max_queries=max_queries,
+        answer_words=answer_words,
+        model_options=list(model_option or []),
+        models_file=models_file,
+    )
+    view = _DemoView()
     try:
-        summary = answer_questions(benchmark_arg, benchmark, system, questions, pool, path, on_event=view)
-        view.close()
-        err.print(f"      scoring {len(questions)} answers ...")
-        with RunStore(path) as store:
-            context = ScoringContext(benchmark=benchmark, databases=pool)
-            score_run(store, setup_scorers(default_scorers(), context))
-        return summary.usage
+        result = execute_demo(settings, view)
     finally:
         view.close()
-        pool.close()
+    _print_summary(result)
+    out.print(f"report: [bold]{escape(str(result.report.resolve()))}[/bold]  (open it in a browser)")
 
 
-def _print_summary(
-    runs: list[RunData], benchmark: Benchmark, questions: list[Question], model: str, phases: list[Phase]
-) -> None:
-    infos = ScoreInfos.of(s for run in runs for s in run.scores)
-    names = infos.headlines([s.name for run in runs for s in run.scores], judges=False)
-    labels = [infos.label(n) for n in names]
+def _print_summary(result: DemoResult) -> None:
+    names = result.scores
     table = new_table(
-        f"{benchmark.name}: {len(questions)} questions, model {model}",
-        [("agent", "name"), *((h, "number") for h in ("answered", "SQL ran", *labels, "calls"))],
+        f"{result.benchmark}: {len(result.questions)} questions, model {result.model}",
+        [("agent", "name"), *((h, "number") for h in ("answered", "SQL ran", *result.labels.values(), "calls"))],
     )
-    for run in runs:
-        means = overall(run.questions, run.scores, names, answers=run.answers).means
-        ran = sum(1 for a in run.answers if outcome_of(a).ok)
-        calls = sum(a.usage.calls for a in run.answers)
-        row(table, run.spec.system, len(run.answers), ran, *(fmt(means.get(n)) for n in names), calls)
+    for agent in result.rows:
+        row(table, agent.agent, agent.answered, agent.ran, *(fmt(agent.means.get(n)) for n in names), agent.calls)
     print_table(table)
-    out.print("; ".join(f"{infos.label(n)}: {infos.info(n).description}" for n in names) + ".", markup=False)
+    out.print("; ".join(f"{result.labels[n]}: {result.descriptions[n]}" for n in names) + ".", markup=False)
     timing = new_table(
         "where the time went",
         [
@@ -217,7 +117,7 @@ def _print_summary(
             *((h, "number") for h in ("seconds", "peak MB", "calls", "prompt tok.", "output tok.", "output tok./s")),
         ],
     )
-    for phase in phases:
+    for phase in result.phases:
         rate = f"{phase.completion_tokens / phase.seconds:.1f}" if phase.calls and phase.seconds else ""
         row(
             timing,

@@ -2,7 +2,7 @@
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -11,9 +11,11 @@ from rich.text import Text
 from biarena.cli.console import err, new_table, out, print_table, row
 from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE
 from biarena.cli.options import OPTIONS_FILE, flag, option_pairs
-from biarena.errors import UsageError
 from biarena.scoring import SCORERS
 from biarena.scoring.infos import is_judge
+
+if TYPE_CHECKING:
+    from biarena.report.execute_pairwise import HumanAgreement, PairwiseResult
 
 app = typer.Typer(help="Measure how far to trust a judge.", no_args_is_help=True)
 
@@ -233,77 +235,30 @@ def pairwise(
     (the arena's export format, with -o), ranked with Bradley-Terry as human votes are, and again with the answers'
     length and Markdown structure held fixed (style control).
     """
-    import itertools
+    from biarena.report.execute_pairwise import execute_pairwise, write_votes
+    from biarena.report.pairwise_settings import PairwiseSettings
 
-    from biarena.judges.base import ScorerContext
-    from biarena.judges.check import wilson
-    from biarena.judges.pairwise import PairwiseJudge, as_vote
-    from biarena.llm import DEFAULT_MODEL, get_model
-    from biarena.report.auto_scores import contender
-    from biarena.report.run_data import read_runs
-    from biarena.votes.export import export_votes
-    from biarena.votes.leaderboard import build_leaderboard
-    from biarena.votes.settings import LeaderboardSettings
-    from biarena.votes.style import vote_styles
-
-    if len(runs) < 2:
-        raise UsageError("judge pairwise compares two runs or more")
-    human = None
-    if arena is not None:
-        from biarena.votes.vote_file import load_votes
-
-        human = load_votes(arena).votes
-    data = read_runs(runs)
-    answers = [{a.question_id: a for a in run.answers if a.status == "ok" and (a.text or "").strip()} for run in data]
-    shared = [q for q in data[0].questions if all(q.id in mine for mine in answers)]
-    if not shared:
-        raise UsageError("the runs have no answered question in common")
-    shared = shared[:count] if count else shared
-    model = get_model(judge_model or DEFAULT_MODEL, use_cache=not no_cache)
-    context = ScorerContext(scoring=None, model=model, temperature=judge_temperature, seed=seed)  # type: ignore[arg-type]
-    judge = PairwiseJudge()
-    pairs = list(itertools.combinations(range(len(data)), 2))
-    total = len(shared) * len(pairs)
-    votes, flips, decided, failures = [], 0, 0, Counter()
-    err.print(Text(f"judging {total} pairs ({len(shared)} questions, {len(data)} runs) with {model.spec}"))
-    for question in shared:
-        for i, j in pairs:
-            # alternate which run is shown as A first, so that neither run always opens the comparison
-            if len(votes) % 2:
-                i, j = j, i
-            verdict = judge.compare(question, answers[i][question.id], answers[j][question.id], context)
-            if verdict.winner is None:
-                failures[verdict.failed or "no verdict"] += 1
-                continue
-            decided += 1
-            flips += verdict.flipped
-            votes.append(
-                as_vote(
-                    len(votes) + 1,
-                    verdict,
-                    model=model.spec,
-                    benchmark=data[0].spec.benchmark_name,
-                    question_id=question.id,
-                    systems=(data[i].label, data[j].label),
-                    runs=(data[i].spec.run_id, data[j].spec.run_id),
-                )
-            )
-            if not err.is_terminal:
-                err.print(Text(f"judged {decided + sum(failures.values())} of {total}"))
-    texts = {
-        (run.spec.run_id, qid): answer.text
-        for run, mine in zip(data, answers, strict=True)
-        for qid, answer in mine.items()
-    }
-
-    board = build_leaderboard(
-        votes,
-        [contender(run) for run in data],
-        LeaderboardSettings(bootstrap=bootstrap, seed=seed),
-        style=vote_styles(texts),
+    settings = PairwiseSettings(
+        runs=runs,
+        judge_model=judge_model,
+        out=out_file,
+        questions=count,
+        seed=seed,
+        judge_temperature=judge_temperature,
+        bootstrap=bootstrap,
+        arena=arena,
+        no_cache=no_cache,
     )
+    result = execute_pairwise(settings, _pairwise_event)
+    _show_pairwise(result)
+    write_votes(result, settings, _pairwise_event)
+
+
+def _show_pairwise(result: "PairwiseResult") -> None:
+    """The ranking from a pairwise judging's verdicts, its style effects, position bias, failures and agreement."""
+    board = result.leaderboard
     table = new_table(
-        f"pairwise: {len(votes)} verdicts by {model.spec}",
+        f"pairwise: {len(result.votes)} verdicts by {result.model}",
         [("rank", "number"), ("system", "name"), ("strength [95% CI]", "name"), ("verdicts", "number"),
          ("win rate", "number"), ("style-controlled [95% CI]", "name"), ("rank, style held", "number")],
     )  # fmt: skip
@@ -329,23 +284,33 @@ def pairwise(
     if controlled is not None:
         effects = ", ".join(f"{k} {v:+.2f}" for k, v in controlled.coefficients.items())
         out.print(Text(f"style effects (log-odds per standard deviation of the normalised difference): {effects}"))
-    bias = wilson(flips, decided)
+    bias = result.position_bias
     out.print(
         Text(
-            f"position bias (the two orders picked opposite sides, counted as a tie): {flips} of {decided} pairs, "
-            + _rate(bias.rate, bias.low, bias.high)
+            f"position bias (the two orders picked opposite sides, counted as a tie): {bias.successes} of "
+            f"{bias.trials} pairs, " + _rate(bias.rate, bias.low, bias.high)
         )
     )
-    if failures:
-        reason, times = failures.most_common(1)[0]
+    if result.failures:
+        reason, times = result.failures.most_common(1)[0]
         out.print(
-            Text(f"failed pairs: {sum(failures.values())}; most often ({times}): {' '.join(reason.split())[:300]}")
+            Text(
+                f"failed pairs: {sum(result.failures.values())}; most often ({times}): {' '.join(reason.split())[:300]}"
+            )
         )
-    if human is not None:
-        _agreement(votes, human)
-    if out_file is not None:
-        out_file.write_text("".join(export_votes(votes, "jsonl")), encoding="utf-8")
-        err.print(Text(f"wrote {out_file}"))
+    if result.agreement is not None:
+        _agreement(result.agreement)
+
+
+def _pairwise_event(event: Any) -> None:
+    """A pairwise judging's events on stderr: its messages, and in a log a line per pair that got a verdict."""
+    from biarena.events import Message
+    from biarena.report.execute_pairwise import PairJudged
+
+    if isinstance(event, Message):
+        err.print(Text(event.text))
+    elif isinstance(event, PairJudged) and event.failed is None and not err.is_terminal:
+        err.print(Text(f"judged {event.done} of {event.total}"))
 
 
 def _strength(value: float | None, low: float | None, high: float | None) -> str:
@@ -354,20 +319,16 @@ def _strength(value: float | None, low: float | None, high: float | None) -> str
     return f"{value:+.2f} [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else f"{value:+.2f}"
 
 
-def _agreement(judged: list, human: list) -> None:
+def _agreement(found: "HumanAgreement") -> None:
     """Cohen's kappa between the judge's verdicts and the arena's human votes on the same question and runs."""
-    from biarena.stats.agreement import kappa_interval
-    from biarena.votes.leaderboard import vote_agreement
-
-    mine, theirs = vote_agreement(judged, human)
-    if len(mine) < 2:
-        out.print(Text(f"agreement with the arena's human votes: {len(mine)} vote(s) on the same question and runs"))
+    kappa = found.kappa
+    if kappa is None:
+        out.print(Text(f"agreement with the arena's human votes: {found.votes} vote(s) on the same question and runs"))
         return
-    found = kappa_interval(mine, theirs)
-    interval = f" [{found.low:.2f}, {found.high:.2f}]" if found.low is not None else ""
+    interval = f" [{kappa.low:.2f}, {kappa.high:.2f}]" if kappa.low is not None else ""
     out.print(
         Text(
-            f"agreement with the arena's human votes: Cohen's kappa {found.kappa:.2f}{interval} over {found.n} votes "
+            f"agreement with the arena's human votes: Cohen's kappa {kappa.kappa:.2f}{interval} over {kappa.n} votes "
             "on the same question and runs (outcomes: one side, the other, tie; 95% bootstrap over votes)"
         )
     )

@@ -326,11 +326,6 @@ def test_the_stored_spec_names_empty_only_where_a_key_is_optional(tmp_path: Path
             "reads 'channel', which planted event 'app_push_spike' changes after keys are drawn",
         ),
         (
-            "      subtotal: {kind: normal",
-            "      shipped_at: {kind: after, via: promotion_id, of: starts_on}\n      subtotal: {kind: normal",
-            "'after' cannot go through promotion_id, a key that may be empty",
-        ),
-        (
             "      stars: {kind: category",
             "      coupon: {kind: foreign, ref: orders.coupon_id}\n      stars: {kind: category",
             "orders.coupon_id may be empty, so it is no key to refer to",

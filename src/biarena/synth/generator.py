@@ -223,13 +223,14 @@ def generate(
 
 
 def _spec_record(spec: Spec) -> dict[str, Any]:
-    """The spec as stored beside the data; `empty` only where a key is optional, so a spec without optional keys
-    is stored as before."""
+    """The spec as stored beside the data; `empty`, `until`, `at`, `not_before` and `not_after` only where given, so
+    a spec without them is stored as before."""
     record = spec.model_dump(mode="json")
     for table in record["tables"].values():
         for column in table["columns"].values():
-            if column.get("empty") is None:
-                column.pop("empty", None)
+            for field in ("empty", "until", "at", "not_before", "not_after"):
+                if column.get(field) is None:
+                    column.pop(field, None)
     return record
 
 

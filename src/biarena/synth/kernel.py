@@ -20,12 +20,16 @@ from biarena.synth.calendar import active_days, allocate, allocate_days, density
 from biarena.synth.expression import evaluate
 from biarena.synth.parents import Picker
 from biarena.synth.schema import DAY, EPOCH, Columns, column_type, seconds
-from biarena.synth.spec import Column, Spec
+from biarena.synth.spec import Column, Spec, Table, column_kind
 from biarena.synth.writers import TableDef
 
 SHARES_STREAM = 2**40
 """The random stream (beside the chunks' streams, numbered from 0) that splits a table's exact shares among its
 chunks before any chunk is drawn, so that any chunk can be drawn on its own, in any order."""
+CAUSES_STREAM = 2**40 + 1
+"""The random stream that chooses the parents a planted event's cause row leaves to the generator."""
+REKEYS = 20
+"""Rounds of drawing again the key a time is read through, for rows no parent is alive at that time."""
 FAKER_POOL = 2_000
 """Faker columns longer than this draw from pools (Faker is slow): person names combine a pool of first names with
 a pool of last names (millions of combinations); other providers sample a pool of `FAKER_POOL * 4` values."""
@@ -134,7 +138,7 @@ class TableState:
                 source = self.kept[parent][column.weight["column"]]
                 weights = np.array([column.weight["values"].get(v, 1.0) for v in source.tolist()], dtype=float)
                 self.weights[name] = weights / weights.sum()
-            if column.kind == "foreign" and (column.follows or column.where or column.match):
+            if column.kind == "foreign" and (column.follows or column.until or column.where or column.match):
                 parent = (column.ref or ".").split(".")[0]
                 self.pickers[name] = Picker.of(self.spec, self.name, column, self.kept[parent], self.weights.get(name))
 
@@ -326,7 +330,10 @@ def _column(
         if column.empty is not None:
             return _optional(state, name, column, keys, rng, n, data)
         if name in state.pickers:
-            return keys[_pick(state, name, data, rng, n)]
+            chosen = _pick(state, name, data, rng, n)
+            if column.at and "." in column.at:
+                chosen = _rekeyed(state, name, str(column.at).split(".")[0], data, rng, chosen)
+            return keys[chosen]
         if name in state.weights:
             return keys[rng.choice(len(keys), size=n, p=state.weights[name])]
         return keys[rng.integers(0, len(keys), size=n)]
@@ -368,6 +375,36 @@ def _pick(
     return chosen
 
 
+def _rekeyed(
+    state: TableState, name: str, via: str, data: Columns, rng: np.random.Generator, chosen: np.ndarray
+) -> np.ndarray:
+    """A key chosen at a time read through another key (`at: promo_id.expires_on`): where no parent is alive then
+    (no trip in the promotion's market booked before it expired), that other key is drawn again as it was drawn and
+    the parent chosen anew, when that key is drawn on its own and nothing else of the row reads through it."""
+    table = state.spec.tables[state.name]
+    if not table.drawn(via) or any(_reads(column, via) for other, column in table.columns.items() if other != name):
+        return chosen
+    picker = state.pickers[name]
+    for _ in range(REKEYS):
+        stranded = np.flatnonzero(picker.stranded(data, chosen, state.through))
+        if not len(stranded):
+            break
+        keys = data[via].copy()
+        keys[stranded] = _column(state, via, table.columns[via], 0, len(stranded), None, rng, data)
+        data[via] = keys
+        chosen = chosen.copy()
+        chosen[stranded], _ = picker.pick(data, rng, len(stranded), stranded, state.stamp, state.through)
+    return chosen
+
+
+def _reads(column: Column, key: str) -> bool:
+    """Whether a column reads values through a foreign column of its row."""
+    sources = [column.via, str(column.at or "").split(".")[0] if "." in str(column.at or "") else None]
+    sources += [str(column.match["via"])] if column.match else []
+    sources += [base.split(".")[0] for base in [*(column.not_before or []), *(column.not_after or [])] if "." in base]
+    return key in sources
+
+
 def _optional(
     state: TableState, name: str, column: Column, keys: np.ndarray, rng: np.random.Generator, n: int, data: Columns
 ) -> np.ndarray:
@@ -396,24 +433,75 @@ def _after(
     state: TableState, name: str, column: Column, data: Columns, rng: np.random.Generator, limit: int
 ) -> np.ndarray:
     low, high = column.low or 0.0, column.high if column.high is not None else 24.0
-    if column.via:
-        base = state.through(column.via, column.of or "", data).astype(np.int64)
-        hops, last = state.spec.path(state.name, column.via, column.of or "")
-        if column_type(state.spec, hops[-1][2], last) == "date":
-            base = base * DAY
-    else:
-        base = data[column.of or ""]
+    bases = [f"{column.via}.{column.of}" if column.via else column.of or "", *(column.not_before or [])]
+    base, present = _moments(state, bases[0], data)
+    for source in bases[1:]:
+        # a bound through an optional key that is empty bounds nothing
+        values, known = _moments(state, source, data)
+        base = np.where(known, np.maximum(base, values), base)
     if column.mean is not None:
         offsets = np.minimum(low * 3600 + rng.exponential(column.mean * 3600, size=len(base)), high * 3600)
     else:
         offsets = rng.uniform(low * 3600, high * 3600, size=len(base))
-    return np.minimum(base + offsets.astype(np.int64), limit - 1)
+    out = np.minimum(base + offsets.astype(np.int64), limit - 1)
+    if column.not_after:
+        out = _ceiled(state, column, data, base, offsets, out)
+    if present.all():
+        return out
+    # through an optional key the time is empty where the key is
+    values = np.full(len(out), None, dtype=object)
+    values[present] = out[present].tolist()
+    return values
 
 
-def _deferred(column: Column) -> int:
+def _ceiled(
+    state: TableState, column: Column, data: Columns, base: np.ndarray, offsets: np.ndarray, out: np.ndarray
+) -> np.ndarray:
+    """An `after` column kept on or before its `not_after` times (a date all that day): a row whose lag would pass
+    the earliest has its lag drawn within what that time leaves, in the same proportion of the span."""
+    top = np.full(len(out), np.iinfo(np.int64).max, dtype=np.int64)
+    for source in column.not_after or []:
+        values, known = _moments(state, source, data)
+        if column_kind(state.spec, state.name, source) == "date":
+            values = values + DAY - 1
+        top = np.where(known, np.minimum(top, values), top)
+    low, high = (column.low or 0.0) * 3600, (column.high if column.high is not None else 24.0) * 3600
+    share = np.clip((offsets - low) / max(high - low, 1.0), 0.0, 1.0)
+    room = np.maximum(top - base - low, 0)
+    squeezed = base + np.minimum(low, np.maximum(top - base, 0)) + (share * room).astype(np.int64)
+    return np.where(out > top, np.minimum(squeezed, top), out)
+
+
+def _moments(state: TableState, source: str, data: Columns) -> tuple[np.ndarray, np.ndarray]:
+    """A time column of the row (or `key.column` through its keys) in seconds, and where it is known (an optional key
+    on the way may be empty)."""
+    if "." in source:
+        via, of = source.split(".", 1)
+        values = state.through(via, of, data)
+    else:
+        values = data[source]
+    present = (
+        np.ones(len(values), dtype=bool)
+        if values.dtype != object
+        else np.array([v is not None for v in values.tolist()], dtype=bool)
+    )
+    seconds_of = np.zeros(len(values), dtype=np.int64)
+    seconds_of[present] = values[present].astype(np.int64)
+    if column_kind(state.spec, state.name, source) == "date":
+        seconds_of = seconds_of * DAY
+    return seconds_of, present
+
+
+def _deferred(table: Table, name: str, column: Column) -> int:
     """Generation pass of a column: 0 plain, 1 constrained foreign (needs the stamp and other keys), 2 columns
-    read through keys or by category ranges."""
-    if column.kind == "foreign" and (column.follows or column.where or column.match or column.empty is not None):
+    read through keys or by category ranges, 3 keys chosen at a time of their own (`at`) with `after` columns (once
+    planted events are applied), 4 columns read through those keys."""
+    if column.kind == "after" or (column.kind == "foreign" and table.late(name)):
+        return 3
+    if column.kind == "inherit" and table.late(column.via or ""):
+        return 4
+    constrained = column.follows or column.until or column.where or column.match or column.empty is not None
+    if column.kind == "foreign" and constrained:
         return 1
     return 2 if column.kind == "inherit" or column.ranges else 0
 
@@ -535,7 +623,7 @@ def draw_chunk(
     data: Columns = {}
     for stage in (0, 1, 2):
         for column_name, column in table.columns.items():
-            if column.kind in ("after", "sequence") or _deferred(column) != stage:
+            if column.kind == "sequence" or _deferred(table, column_name, column) != stage:
                 continue
             try:
                 data[column_name] = _column(state, column_name, column, start, size, day_counts, rng, data)
@@ -548,11 +636,48 @@ def draw_chunk(
         state.moved = False
     data = _plant(spec, name, data, state.stamp, rng)
     rows = len(next(iter(data.values()))) if data else size
-    limit = seconds(spec.anchor)
+    _timed(state, data, rng, rows)
     for column_name, column in table.columns.items():
-        if column.kind == "after":
-            data[column_name] = _after(state, column_name, column, data, rng, limit)
+        if _deferred(table, column_name, column) == 4:
+            data[column_name] = _column(state, column_name, column, start, rows, None, rng, data)
     return data, rows
+
+
+def _timed(state: TableState, data: Columns, rng: np.random.Generator, rows: int) -> None:
+    """The `after` columns and the keys chosen at a time of their own, each once what it reads is final: an `after`
+    column waits for its bases and for the keys that may move them, a key for the time it is chosen at."""
+    table = state.spec.tables[state.name]
+    pending = [c for c, column in table.columns.items() if _deferred(table, c, column) == 3]
+    movers: dict[str, set[str]] = {}
+    for name in pending:
+        if table.columns[name].kind == "foreign":
+            movers.setdefault(str(table.columns[name].at), set()).add(name)
+    limit = seconds(state.spec.anchor)
+    while pending:
+        for name in pending:
+            column = table.columns[name]
+            if column.kind == "after":
+                own = [column.of or ""] if not column.via else []
+                bounds = [*(column.not_before or []), *(column.not_after or [])]
+                own += [b for b in bounds if "." not in b]
+                # keys chosen at a time of their own are read once chosen
+                keys = [column.via or "", *(b.split(".")[0] for b in bounds if "." in b)]
+                needs = set(own).union(*(movers.get(b, set()) for b in own)) | {k for k in keys if k and table.late(k)}
+            else:
+                needs = {str(column.at).split(".")[0]} if column.at else set()
+                needs |= {str(column.match["via"])} if column.match else set()
+            if needs <= set(data):
+                break
+        else:
+            raise FormatError(f"spec '{state.spec.name}' table {state.name}: {', '.join(pending)} wait on each other")
+        pending.remove(name)
+        try:
+            if column.kind == "after":
+                data[name] = _after(state, name, column, data, rng, limit)
+            else:
+                data[name] = _column(state, name, column, 0, rows, None, rng, data)
+        except (KeyError, ValueError) as error:
+            raise FormatError(f"spec '{state.spec.name}' column {state.name}.{name}: {error}") from None
 
 
 def finish_chunk(state: TableState, data: Columns, rows: int, first_key: int) -> Columns:
@@ -566,5 +691,25 @@ def finish_chunk(state: TableState, data: Columns, rows: int, first_key: int) ->
 
 
 def cause_rows(state: TableState, next_key: int) -> Columns | None:
-    """The rows planted events name as their causes in this table (appended after its last chunk), or None."""
-    return _cause_rows(state.spec, state.name, next_key, state.types)
+    """The rows planted events name as their causes in this table (appended after its last chunk), or None. A cause
+    row that names no parent for a key with a lifetime (`follows`, `until`) gets one alive at the row's time."""
+    data = _cause_rows(state.spec, state.name, next_key, state.types)
+    if data is None:
+        return None
+    rows = [event.cause.get("row", {}) for event in state.spec.planted if event.cause.get("table") == state.name]
+    rng = np.random.default_rng([state.seed, state.index, CAUSES_STREAM])
+    for name, column in state.spec.tables[state.name].columns.items():
+        missing = np.flatnonzero([name not in row for row in rows])
+        if column.kind != "foreign" or not (column.follows or column.until) or not len(missing):
+            continue
+        state.prepare()
+        parent, key = (column.ref or ".").split(".")
+        at = column.at or state.stamp or ""
+        stated = data.get(at)
+        chosen, _ = state.pickers[name].pick(data, rng, len(missing), missing, None, state.through)
+        if stated is not None:
+            data[at] = stated  # a cause's time is the spec's: only its parent is chosen
+        keys = np.array(data[name], dtype=object)
+        keys[missing] = state.kept[parent][key][chosen].tolist()
+        data[name] = _typed(keys, state.types[name])
+    return data

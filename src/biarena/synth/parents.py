@@ -1,5 +1,6 @@
-"""Pool, Groups and Picker: how a foreign key chooses its parents, in proportion to their weights, among those that
-existed before the row (`follows`), satisfy a condition (`where`) or agree with another parent (`match`)."""
+"""Pool, Groups and Picker: how a foreign key chooses its parents, in proportion to their weights, among those alive at
+the row's time (existing since `follows`, still valid until `until`), satisfying a condition (`where`) or agreeing with
+another parent (`match`)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,7 +10,11 @@ import numpy as np
 from biarena.errors import FormatError
 from biarena.synth.expression import evaluate
 from biarena.synth.schema import DAY, Columns, column_type
-from biarena.synth.spec import Column, Spec
+from biarena.synth.spec import Column, Spec, column_kind
+
+REDRAWS = 20
+"""Rounds of drawing again, among the parents that existed by then, for rows whose parent had already expired; the
+few rows still without a valid parent are drawn one by one among the valid ones."""
 
 
 @dataclass
@@ -99,23 +104,28 @@ class Groups:
 
 @dataclass
 class Picker:
-    """How a constrained foreign column chooses parents: by time (`follows`), condition (`where`), `match`."""
+    """How a constrained foreign column chooses parents: by time (`follows`, `until`), condition (`where`), `match`."""
 
     column: Column
     times: np.ndarray | None
     everyone: Pool
     groups: Groups | None
+    ends: np.ndarray | None = None
+    """Per parent: the last second it is valid (`until`), or None."""
+    at: str | None = None
+    """The row's time column the parent must be alive at (`at`, else the table's timestamp)."""
+    dated: bool = False
+    """Whether that column holds dates (days) rather than seconds."""
+    lagged: bool = False
+    """Whether that column is an `after` column, whose lag moving it would break."""
 
     @classmethod
     def of(cls, spec: Spec, table: str, column: Column, parents: Columns, weights: np.ndarray | None) -> "Picker":
         """The picker of a foreign column of `table`, choosing among its parent table's kept columns `parents`."""
         parent, _ = (column.ref or ".").split(".")
         n = len(next(iter(parents.values())))
-        times = None
-        if column.follows:
-            times = parents[column.follows].astype(np.int64)
-            if column_type(spec, parent, column.follows) == "date":
-                times = times * DAY
+        times = None if not column.follows else _seconds(spec, parent, column.follows, parents, start=True)
+        ends = None if not column.until else _seconds(spec, parent, column.until, parents, start=False)
         eligible = np.ones(n, dtype=bool)
         if column.where:
             try:
@@ -127,7 +137,10 @@ class Picker:
         weights = np.ones(n) if weights is None else weights
         rows = np.flatnonzero(eligible)
         groups = Groups.of(rows, parents[str(column.match["column"])], times, weights) if column.match else None
-        return cls(column, times, Pool.of(rows, times, weights), groups)
+        at = column.at or spec.tables[table].stamp
+        dated = at is not None and column_kind(spec, table, at) == "date"
+        lagged = at is not None and "." not in at and spec.tables[table].columns[at].kind == "after"
+        return cls(column, times, Pool.of(rows, times, weights), groups, ends, at, dated, lagged)
 
     def pick(
         self,
@@ -138,34 +151,108 @@ class Picker:
         stamp: str | None,
         through: Callable[[str, str, Columns], np.ndarray],
     ) -> tuple[np.ndarray, bool]:
-        """Parent rows for `n` rows of a chunk (all, or the positions in `subset`), and whether any row was moved:
-        rows older than every eligible parent are moved after it (in `data[stamp]`). `through(via, column, data)`
-        reads the values a `match` compares with."""
-        moments = data[stamp] if self.times is not None and stamp else None
-        if moments is not None and subset is not None:
-            moments = moments[subset]
+        """Parent rows for `n` rows of a chunk (all, or the positions in `subset`), and whether the table's timestamp
+        was moved: a row no eligible parent is alive at moves into the lifetime of the nearest (in `data[at]`).
+        `through(via, column, data)` reads the values a `match` compares with."""
+        at, through_key = self.at, self.at is not None and "." in self.at
+        if at is not None and (at.split(".")[0] if through_key else at) not in data:
+            at = None
+        bounded = self.times is not None or self.ends is not None
+        moments = None
+        if bounded and at is not None:
+            values = through(*at.split(".", 1), data) if through_key else data[at]
+            moments = values.astype(np.int64) * (DAY if self.dated else 1)
+            if subset is not None:
+                moments = moments[subset]
         lag = int((self.column.low or 0.0) * 3600)
-        chosen = self.everyone.draw(rng, moments, lag, n)
+        chosen = self.everyone.draw(rng, None if self.times is None else moments, lag, n)
         if self.column.match and self.groups is not None:
             match = self.column.match
             target = through(str(match["via"]), str(match.get("of", match["column"])), data)
             if subset is not None:
                 target = target[subset]
             rows = np.flatnonzero(rng.random(n) < float(match.get("share", 1.0)))
-            at, parents = self.groups.draw(rng, target[rows], None if moments is None else moments[rows], lag)
-            chosen[rows[at]] = parents
-        moved = False
-        if moments is not None and self.times is not None:
-            earliest = self.times_of(chosen) + lag
-            if (earliest > moments).any():
-                if subset is None:
-                    data[stamp] = np.maximum(moments, earliest)
-                else:
-                    data[stamp] = data[stamp].copy()
-                    data[stamp][subset] = np.maximum(moments, earliest)
-                moved = True
-        return chosen, moved
+            at_rows = None if moments is None or self.times is None else moments[rows]
+            found, parents = self.groups.draw(rng, target[rows], at_rows, lag)
+            chosen[rows[found]] = parents
+            if self.lagged and at_rows is not None and self.times is not None:
+                # no parent of the row's value was alive yet, and its time keeps its lag: it matches none
+                stuck = rows[found][self.times[parents] + lag > at_rows[found]]
+                if len(stuck):
+                    chosen[stuck] = self.everyone.draw(rng, moments[stuck], lag, len(stuck))
+        if moments is None or at is None:
+            return chosen, False
+        if self.ends is not None:
+            chosen = self._valid_until(rng, chosen, moments, lag)
+        fixed = moments
+        if self.times is not None:
+            fixed = np.maximum(fixed, self.times[chosen] + lag)
+        if self.ends is not None:
+            fixed = np.minimum(fixed, self.ends[chosen])
+        changed = fixed != moments
+        if through_key or not changed.any():  # a time read through a key is the other parent's: it stays
+            return chosen, False
+        if self.dated:
+            # a date moved after its parent's start is the next whole day; one moved before an end, that end's day
+            later = fixed > moments
+            fixed = np.where(later, -(-fixed // DAY), fixed // DAY)
+        column = data[at].copy()
+        if subset is None:
+            column[changed] = fixed[changed]
+        else:
+            column[subset[changed]] = fixed[changed]
+        data[at] = column
+        return chosen, at == stamp
+
+    def _valid_until(self, rng: np.random.Generator, chosen: np.ndarray, moments: np.ndarray, lag: int) -> np.ndarray:
+        """The chosen parents with those expired by their row's moment drawn again among the parents alive then (in
+        proportion to weight); a row no parent is alive at keeps the one valid the longest."""
+        ends = self.ends if self.ends is not None else np.zeros(0, dtype=np.int64)
+        early = None if self.times is None else moments
+        for _ in range(REDRAWS):
+            bad = np.flatnonzero(ends[chosen] < moments)
+            if not len(bad):
+                return chosen
+            chosen[bad] = self.everyone.draw(rng, None if early is None else early[bad], lag, len(bad))
+        pool = self.everyone
+        for row in np.flatnonzero(ends[chosen] < moments):
+            limit = len(pool.rows)
+            if pool.times is not None:
+                limit = max(int(np.searchsorted(pool.times, moments[row] - lag, side="right")), 1)
+            candidates = pool.rows[:limit]
+            alive = candidates[ends[candidates] >= moments[row]]
+            if not len(alive):
+                chosen[row] = candidates[np.argmax(ends[candidates])]
+                continue
+            weight = np.diff(np.concatenate([[0.0], pool.cumulative[:limit]]))[ends[candidates] >= moments[row]]
+            picked = np.searchsorted(np.cumsum(weight), rng.random() * weight.sum(), side="right")
+            chosen[row] = alive[min(int(picked), len(alive) - 1)]
+        return chosen
+
+    def stranded(
+        self, data: Columns, chosen: np.ndarray, through: Callable[[str, str, Columns], np.ndarray]
+    ) -> np.ndarray:
+        """Which rows' chosen parents are not alive at the row's time (only a time read through a key is left so)."""
+        if self.at is None or (self.times is None and self.ends is None):
+            return np.zeros(len(chosen), dtype=bool)
+        values = through(*self.at.split(".", 1), data) if "." in self.at else data[self.at]
+        moments = values.astype(np.int64) * (DAY if self.dated else 1)
+        lag = int((self.column.low or 0.0) * 3600)
+        out = np.zeros(len(chosen), dtype=bool)
+        if self.times is not None:
+            out |= self.times[chosen] + lag > moments
+        if self.ends is not None:
+            out |= self.ends[chosen] < moments
+        return out
 
     def times_of(self, rows: np.ndarray) -> np.ndarray:
         """The parents' times (seconds)."""
         return (self.times if self.times is not None else np.zeros(0, dtype=np.int64))[rows]
+
+
+def _seconds(spec: Spec, parent: str, name: str, parents: Columns, *, start: bool) -> np.ndarray:
+    """A parent time column in seconds: a start date is its midnight, an end date the last second of its day."""
+    values = parents[name].astype(np.int64)
+    if column_type(spec, parent, name) != "date":
+        return values
+    return values * DAY if start else values * DAY + DAY - 1

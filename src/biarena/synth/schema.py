@@ -104,16 +104,19 @@ def retained_columns(spec: Spec) -> dict[str, set[str]]:
                 out[parent].add(key)
                 if column.weight:
                     out[parent].add(column.weight["column"])
-                if column.follows:
-                    out[parent].add(column.follows)
+                out[parent] |= {bound for bound in (column.follows, column.until) if bound}
                 if column.where:
                     out[parent] |= condition_columns(column.where) & set(spec.tables[parent].columns)
                 if column.match:
                     out[parent].add(str(column.match["column"]))
                     other = (table.columns[str(column.match["via"])].ref or ".").split(".")[0]
                     out[other].add(str(column.match.get("of", column.match["column"])))
-            if column.via:
-                hops, last = spec.path(name, column.via, column.of or "")
+            paths = [(column.via, column.of or "")] if column.via else []
+            bounds = [*(column.not_before or []), *(column.not_after or [])]
+            paths += [tuple(base.split(".", 1)) for base in bounds if "." in base]
+            paths += [tuple(column.at.split(".", 1))] if column.at and "." in column.at else []
+            for via, of in paths:
+                hops, last = spec.path(name, via, of)
                 for (_, _, parent, _), (_, step, _, _) in itertools.pairwise(hops):
                     out[parent].add(step)
                 out[hops[-1][2]].add(last)

@@ -47,8 +47,26 @@ class Column(BaseModel):
     """after/inherit: a foreign column of this table; `of` then names a column of the parent it points to
     (a delivery is picked up after its order was placed; a booking's market is its listing's city)."""
     follows: str | None = None
-    """foreign: a time column of the parent; a row's parent is one that existed before the row's timestamp
-    (at least `low` hours before), so no review predates its listing."""
+    """foreign: a time column of the parent, the start of its life (joined, hired, opened, launched); a row's
+    parent is one that existed before the row's time (at least `low` hours before), so no review predates its
+    listing."""
+    until: str | None = None
+    """foreign: a time column of the parent, the end of its validity (expires, ends, closed; a date is valid all that
+    day); a row's parent is one still valid at the row's time, so no promotion is applied after it expired."""
+    at: str | None = None
+    """foreign with `follows` or `until`: the time column of this row the parent must be alive at (a date, a
+    timestamp, an `after` or an inherited time), or a time through another key (`promo_id.expires_on`: a trip
+    booked before the promotion expired); default: the table's timestamp. A row no parent is alive at moves into the
+    lifetime of the nearest one (as rows older than every parent move after it); a time through a key never moves,
+    the row keeps the nearest parent."""
+    not_before: list[str] | None = None
+    """after: more time columns, of this row or through a key (`stylist_id.hired_on`), the time is also on or after:
+    its lag counts from the latest of them and `of` (a stylist is assigned once both the buyer joined and the
+    stylist was hired)."""
+    not_after: list[str] | None = None
+    """after: time columns, of this row or through a key (`session_id.ended_at`), the time is on or before (a date
+    all that day): where one comes before the lag's end, the lag is drawn within what it leaves (a page view
+    within its session)."""
     where: str | None = None
     """foreign: SQL condition on the parent's columns; only such parents are chosen (deliveries only of
     delivered orders, sales only of authenticated items)."""
@@ -113,8 +131,25 @@ class Table(BaseModel):
                 raise ValueError(f"column {name}: an inherit column needs via: a foreign column, and of")
             elif column.kind == "after" and column.of not in self.columns:
                 raise ValueError(f"column {name}: 'of' must name a timestamp column of this table")
-            if column.follows and not self.stamp:
-                raise ValueError(f"column {name}: 'follows' needs a timestamp column in this table")
+            if column.follows and not self.stamp and not column.at:
+                raise ValueError(f"column {name}: 'follows' needs a timestamp column in this table, or 'at'")
+            if (column.at or column.until) and column.kind != "foreign":
+                raise ValueError(f"column {name}: 'at' and 'until' belong to a foreign column")
+            if column.at and not (column.follows or column.until):
+                raise ValueError(f"column {name}: 'at' names the time a parent is alive at: give 'follows' or 'until'")
+            if column.until and not (column.at or self.stamp):
+                raise ValueError(f"column {name}: 'until' needs a timestamp column in this table, or 'at'")
+            if column.at and "." in column.at:
+                key = self.columns.get(column.at.split(".")[0])
+                if key is None or key.kind != "foreign":
+                    raise ValueError(f"column {name}: 'at' names a time column of this table, or key.column")
+            elif column.at and (column.at == name or column.at not in self.columns):
+                raise ValueError(f"column {name}: 'at' must name another time column of this table")
+            if column.until and column.match:
+                raise ValueError(f"column {name}: 'until' cannot be combined with 'match'")
+            for bounds in ("not_before", "not_after"):
+                if getattr(column, bounds) and column.kind != "after":
+                    raise ValueError(f"column {name}: '{bounds}' belongs to an after column")
             if column.match:
                 via = self.columns.get(str(column.match.get("via")))
                 if via is None or via.kind != "foreign" or "column" not in column.match:
@@ -129,15 +164,30 @@ class Table(BaseModel):
                 raise ValueError(f"column {name}: min and max bound a normal, uniform or poisson column")
             if column.min is not None and column.max is not None and column.min > column.max:
                 raise ValueError(f"column {name}: min {column.min:g} is above max {column.max:g}")
-            if column.kind == "after" and column.via and self.columns[column.via].empty is not None:
-                raise ValueError(f"column {name}: 'after' cannot go through {column.via}, a key that may be empty")
+            for bounds in ("not_before", "not_after"):
+                for base in getattr(column, bounds) or []:
+                    key = base.split(".")[0] if "." in base else None
+                    if (key or base) not in self.columns or (key and self.columns[key].kind != "foreign"):
+                        raise ValueError(f"column {name}: {bounds} names a column of this table or key.column")
         return self
+
+    def late(self, name: str) -> bool:
+        """Whether a foreign column is chosen at a time column of its own (`at`, not the table's timestamp): after
+        the row's times are drawn, its planted events applied and its `after` columns computed (or a key that must
+        match one)."""
+        column = self.columns[name]
+        if column.kind != "foreign":
+            return False
+        via = str((column.match or {}).get("via", ""))
+        if column.at and "." in column.at:
+            return self.late(column.at.split(".")[0]) or (via in self.columns and self.late(via))
+        return (column.at is not None and column.at != self.stamp) or (via in self.columns and self.late(via))
 
     def drawn(self, name: str) -> bool:
         """Whether a column is drawn on its own, before keys are chosen and values read through them."""
         column = self.columns[name]
         if column.kind == "foreign":
-            return not (column.follows or column.where or column.match or column.empty is not None)
+            return not (column.follows or column.until or column.where or column.match or column.empty is not None)
         return column.kind in _DRAWN and not column.ranges
 
 
@@ -368,8 +418,20 @@ class Spec(BaseModel):
                     parent = col.ref.split(".")[0]
                     if self.tables[parent].columns[col.ref.split(".")[1]].empty is not None:
                         raise ValueError(f"{where}: {col.ref} may be empty, so it is no key to refer to")
-                    if col.follows:
-                        column(where, parent, col.follows)
+                    for bound in (col.follows, col.until):
+                        if bound:
+                            column(where, parent, bound)
+                            if column_kind(self, parent, bound) not in ("timestamp", "date"):
+                                raise ValueError(f"{where}: {parent}.{bound} is no time column")
+                    if col.at and column_kind(self, table_name, col.at) not in ("timestamp", "date"):
+                        raise ValueError(f"{where}: 'at' names {col.at}, no time column")
+                    own_at = col.at and "." not in col.at
+                    if (
+                        own_at
+                        and table.columns[str(col.at)].kind == "inherit"
+                        and table.late(str(table.columns[str(col.at)].via))
+                    ):
+                        raise ValueError(f"{where}: 'at' names {col.at}, read through a key chosen at an own time")
                     if col.match:
                         column(where, parent, str(col.match["column"]))
                 if col.via:
@@ -377,6 +439,16 @@ class Spec(BaseModel):
                         self.path(table_name, col.via, str(col.of))
                     except (KeyError, ValueError):
                         raise ValueError(f"{where}: '{col.of}' is not reachable through {col.via}") from None
+                for bounds in ("not_before", "not_after"):
+                    for base in getattr(col, bounds) or []:
+                        if "." in base:
+                            via, of = base.split(".", 1)
+                            try:
+                                self.path(table_name, via, of)
+                            except (KeyError, ValueError):
+                                raise ValueError(f"{where}: {bounds} '{base}' is not reachable") from None
+                        if column_kind(self, table_name, base) not in ("timestamp", "date"):
+                            raise ValueError(f"{where}: {bounds} names {base}, no time column")
                 if col.match:
                     other = str(table.columns[str(col.match["via"])].ref).split(".")[0]
                     column(where, other, str(col.match.get("of", col.match["column"])))
@@ -390,6 +462,11 @@ class Spec(BaseModel):
                 raise ValueError(f"public: unknown table '{table_name}'")
         for event in self.planted:
             column(f"planted event '{event.name}'", event.table, event.column)
+            event_column = self.tables[event.table].columns[event.column]
+            if self.tables[event.table].late(event.column) or (
+                event_column.kind == "inherit" and self.tables[event.table].late(str(event_column.via))
+            ):
+                raise ValueError(f"planted event '{event.name}': its slice is chosen after planted events apply")
             if event.kind == "shift" and self.tables[event.table].columns[event.column].kind != "category":
                 raise ValueError(f"planted event '{event.name}': a shift in mix needs a category column")
             for table_name in event.propagate:
@@ -452,6 +529,20 @@ class Spec(BaseModel):
         if last not in self.tables[hops[-1][2]].columns:
             raise ValueError(f"table {hops[-1][2]} has no column '{last}'")
         return hops, last
+
+
+def column_kind(spec: "Spec", table: str, name: str) -> str:
+    """Whether a column (or `key.column` through this table's keys) holds a timestamp, a date or something else."""
+    if "." in name:
+        via, of = name.split(".", 1)
+        hops, last = spec.path(table, via, of)
+        return column_kind(spec, hops[-1][2], last)
+    column = spec.tables[table].columns[name]
+    if column.kind in ("timestamp", "after", "date"):
+        return "date" if column.kind == "date" else "timestamp"
+    if column.kind == "inherit" and column.via and column.of:
+        return column_kind(spec, table, f"{column.via}.{column.of}")
+    return column.kind
 
 
 Hop = tuple[str, str, str, str]

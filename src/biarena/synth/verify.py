@@ -16,8 +16,8 @@ from biarena.synth.sampling import (
     shares_pvalue,
     tolerant_share_pvalue,
 )
-from biarena.synth.schema import column_type, parent_of, seconds
-from biarena.synth.spec import Column, Planted, Rule, Spec
+from biarena.synth.schema import column_type, seconds
+from biarena.synth.spec import Column, Planted, Rule, Spec, column_kind
 
 
 @dataclass(frozen=True)
@@ -86,19 +86,7 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
         for column_name, column in table.columns.items():
             child = f'c."{column_name}"'
             if column.kind == "after":
-                if column.via:
-                    parent = parent_of(spec, name, column_name)
-                    key = str(table.columns[column.via].ref).split(".")[1]
-                    source = f'"{name}" c JOIN "{parent}" p ON c."{column.via}" = p."{key}"'
-                    base, label = f'p."{column.of}"', f"{name}.{column_name} after {parent}.{column.of}"
-                else:
-                    source, base, label = f'"{name}" c', f'c."{column.of}"', f"{name}.{column_name} after {column.of}"
-                lag = f"({_epoch(conn, child)} - {_epoch(conn, base)})"
-                low, high = (column.low or 0.0) * 3600, (column.high if column.high is not None else 24.0) * 3600
-                # a lag cut short by the end of the data is the only one allowed below `low`
-                short = f"({lag} < {low} AND {_epoch(conn, child)} < {anchor - 1})"
-                sql = f"SELECT count(*) FROM {source} WHERE {lag} < 0 OR {lag} > {high} OR {short}"
-                out.append(_count(conn, "timestamp order", label, sql, "rows outside the lag"))
+                out.extend(_after(conn, spec, name, column_name, column, anchor))
             elif column.kind == "inherit":
                 hops, last = spec.path(name, column.via or "", column.of or "")
                 # through an optional key the value is empty exactly where the key is
@@ -120,12 +108,7 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
                 continue
             parent, key = column.ref.split(".")
             join = f'"{name}" c JOIN "{parent}" p ON c."{column_name}" = p."{key}"'
-            if column.follows and table.stamp:
-                lag = (column.low or 0.0) * 3600
-                child_time, parent_time = f'c."{table.stamp}"', f'p."{column.follows}"'
-                late = f"{_epoch(conn, child_time)} < {_epoch(conn, parent_time)} + {lag}"
-                label = f"{name}.{table.stamp} after {parent}.{column.follows}"
-                out.append(_count(conn, "timestamp order", label, f"SELECT count(*) FROM {join} WHERE {late}"))
+            out.extend(_lifetime(conn, spec, name, column_name, column, join))
             if column.where:
                 sql = (
                     f'SELECT count(*) FROM "{name}" WHERE "{column_name}" IS NOT NULL AND "{column_name}" NOT IN '
@@ -136,6 +119,89 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
                 out.append(_match_share(conn, spec, name, column_name, parent, join))
             if column.empty is not None:
                 out.append(_empty(conn, spec, name, column_name, column))
+    return out
+
+
+def _after(conn: Output, spec: Spec, name: str, column_name: str, column: Column, anchor: int) -> list[Check]:
+    """An `after` column within its lag of the latest of its bases (`of`, through `via`, and `not_before`), on or
+    before its `not_after` times; through an optional key, empty exactly where the key is."""
+    table = spec.tables[name]
+    joins: list[str] = []
+
+    def reach(source: str) -> tuple[str, str]:
+        """The SQL of a column of the row, or of `key.column` through its keys (joining them), and its label."""
+        if "." not in source:
+            return f'c."{source}"', source
+        via, of = source.split(".", 1)
+        hops, last = spec.path(name, via, of)
+        alias = "c"
+        for _, step, parent, key in hops:
+            joins.append(f'LEFT JOIN "{parent}" j{len(joins)} ON {alias}."{step}" = j{len(joins)}."{key}"')
+            alias = f"j{len(joins) - 1}"
+        return f'{alias}."{last}"', f"{hops[-1][2]}.{last}"
+
+    bases = [reach(f"{column.via}.{column.of}" if column.via else str(column.of))]
+    bases += [reach(base) for base in column.not_before or []]
+    child = f'c."{column_name}"'
+    latest = _epoch(conn, bases[0][0])
+    for base, _ in bases[1:]:
+        other = _epoch(conn, base)
+        latest = f"(CASE WHEN {other} > {latest} THEN {other} ELSE {latest} END)"
+    lag = f"({_epoch(conn, child)} - {latest})"
+    low, high = (column.low or 0.0) * 3600, (column.high if column.high is not None else 24.0) * 3600
+    ceilings = []
+    for bound in column.not_after or []:
+        sql_of, what = reach(bound)
+        # a date bounds the whole of its day
+        last = f"({_epoch(conn, sql_of)} + {86_399 if column_kind(spec, name, bound) == 'date' else 0})"
+        ceilings.append((last, what))
+    # a lag cut short by the end of the data, or by a `not_after` time, is the only one allowed below `low`
+    cut = "".join(f" AND NOT ({_epoch(conn, child)} >= {last})" for last, _ in ceilings)
+    short = f"({lag} < {low} AND {_epoch(conn, child)} < {anchor - 1}{cut})"
+    source = " ".join([f'"{name}" c', *joins])
+    sql = f"SELECT count(*) FROM {source} WHERE {lag} < 0 OR {lag} > {high} OR {short}"
+    label = f"{name}.{column_name} after {' and '.join(what for _, what in bases)}"
+    out = [_count(conn, "timestamp order", label, sql, "rows outside the lag")]
+    for last, what in ceilings:
+        sql = f"SELECT count(*) FROM {source} WHERE {_epoch(conn, child)} > {last}"
+        out.append(_count(conn, "timestamp order", f"{name}.{column_name} before {what}", sql))
+    if column.via and table.columns[column.via].empty is not None:
+        sql = (
+            f'SELECT count(*) FROM "{name}" WHERE (CASE WHEN "{column.via}" IS NULL THEN 1 ELSE 0 END) <> '
+            f'(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END)'
+        )
+        out.append(_count(conn, "optional key", f"{name}.{column_name} empty where {column.via} is", sql))
+    return out
+
+
+def _lifetime(conn: Output, spec: Spec, name: str, column_name: str, column: Column, join: str) -> list[Check]:
+    """A key's parent alive at the row's time: on or after its start (`follows`, at least `low` hours before) and
+    on or before its end of validity (`until`; a date is valid all that day)."""
+    at = column.at or spec.tables[name].stamp
+    if at is None:
+        return []
+    parent = (column.ref or ".").split(".")[0]
+    moment = _epoch(conn, f'c."{at}"')
+    if "." in at:
+        hops, last = spec.path(name, *at.split(".", 1))
+        alias = "c"
+        for i, (_, step, other, key) in enumerate(hops):
+            join += f' JOIN "{other}" a{i} ON {alias}."{step}" = a{i}."{key}"'
+            alias = f"a{i}"
+        moment = _epoch(conn, f'{alias}."{last}"')
+    out = []
+    if column.follows:
+        lag = (column.low or 0.0) * 3600
+        start = _epoch(conn, f'p."{column.follows}"')
+        late = f"{moment} < {start} + {lag}"
+        label = f"{name}.{at} after {parent}.{column.follows}"
+        out.append(_count(conn, "timestamp order", label, f"SELECT count(*) FROM {join} WHERE {late}"))
+    if column.until:
+        day = 86_400 if column_type(spec, parent, column.until) == "date" else 0
+        end = _epoch(conn, f'p."{column.until}"')
+        expired = f"{moment} >= {end} + {day or 1}"
+        label = f"{name}.{at} before {parent}.{column.until}"
+        out.append(_count(conn, "timestamp order", label, f"SELECT count(*) FROM {join} WHERE {expired}"))
     return out
 
 
@@ -160,7 +226,8 @@ def _empty(conn: Output, spec: Spec, name: str, column_name: str, column: Column
 
 def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: str, join: str) -> Check:
     """The planned share of rows whose parent matches the value reached through `via`, among the rows that can
-    match: a value no eligible parent holds (a city with no driver, in a small database) cannot be matched."""
+    match: a value no eligible parent holds (a city with no driver, in a small database, or none that had joined by
+    a row timed by a lag) cannot be matched."""
     column = spec.tables[name].columns[column_name]
     match = column.match or {}
     via = spec.tables[name].columns[str(match["via"])]
@@ -169,6 +236,13 @@ def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: 
     label = f"{name}: {column_name}.{match['column']} = {match['via']}.{of}"
     eligible = f" WHERE {column.where}" if column.where else ""
     can_match = f'o."{of}" IN (SELECT "{match["column"]}" FROM "{parent}"{eligible})'
+    at = column.at or spec.tables[name].stamp
+    if column.follows and at and "." not in at and spec.tables[name].columns[at].kind == "after":
+        # a row timed by a lag keeps it: a value none of whose parents had started by then cannot be matched
+        start, moment = _epoch(conn, f'q."{column.follows}"'), _epoch(conn, f'c."{at}"')
+        started = f"{start} + {(column.low or 0.0) * 3600} <= {moment}"
+        where = f" AND ({column.where})" if column.where else ""
+        can_match = f'EXISTS (SELECT 1 FROM "{parent}" q WHERE q."{match["column"]}" = o."{of}" AND {started}{where})'
     sql = (
         f'SELECT count(*), sum(CASE WHEN p."{match["column"]}" = o."{of}" THEN 1 ELSE 0 END), '
         f"sum(CASE WHEN {can_match} THEN 0 ELSE 1 END) FROM {join} "

@@ -4,6 +4,7 @@
 The registry line is added here in process (`REGISTRY[name] = "module:Class"`), as a line in the registry's source
 would add it; the agent, scorer, importer and contract recipes are proven through entry points (test_plugins.py)."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import biarena
 from biarena.benchmarks import BUILTINS
 from biarena.db import ENGINES
 from biarena.llm import PROVIDERS
+from biarena.registry import import_target
 from biarena.runner import RunStore
 from biarena.synth import VERTICALS, vertical_spec
+from biarena.synth.corgi_figures import corgi
 from tests.cli_in_process import cli
 from tests.run_helpers import make_shop
 from tests.toy_provider import QUERY
@@ -69,10 +72,38 @@ def test_a_builtin_benchmark_is_one_file_and_one_line(tmp_path: Path, monkeypatc
 def test_a_vertical_is_one_file_and_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = tmp_path / "tiny_rental.yaml"
     shutil.copy(ROOT / "src" / "biarena" / "synth" / "verticals" / "car_rental.yaml", spec)
-    # in biarena's source the file goes in synth/verticals/ and the line reads "biarena.synth:verticals/NAME.yaml"
-    monkeypatch.setitem(VERTICALS, "tiny_rental", str(spec))
+    # in biarena's source the file goes in synth/verticals/ and the line reads
+    # "NAME": ("biarena.synth:verticals/NAME.yaml", corgi(TABLES, COLUMNS_PER_TABLE, FOREIGN_KEYS))
+    monkeypatch.setitem(VERTICALS, "tiny_rental", (str(spec), corgi(30, 6.1, 61)))
     listed = cli("synth", "list")
-    assert listed.returncode == 0 and "tiny_rental" in listed.stdout
+    assert listed.returncode == 0, listed.stderr
+    line = next(line for line in listed.stdout.splitlines() if "tiny_rental" in line)
+    figures = vertical_spec("tiny_rental").figures()
+    assert f"{figures.columns_per_table} (6.1)" in line and f"{figures.foreign_keys} (61)" in line
+    assert "tiny_rental" in cli("describe", "vertical").stdout
     made = cli("synth", "make", "tiny_rental", "--scale", "0.01", "-o", tmp_path / "cli.sqlite")
     assert made.returncode == 0, made.stderr
-    assert vertical_spec("tiny_rental").figures() == vertical_spec("car_rental").figures()
+    assert figures == vertical_spec("car_rental").figures()
+    api = biarena.synth("tiny_rental", tmp_path / "api.sqlite", scale=0.01)
+    assert api.is_file()
+
+
+def test_every_registry_is_listed_by_describe_and_in_contributing() -> None:
+    from biarena.cli.describe_cmd import KINDS
+
+    declared = re.compile(r"^([A-Z_]+): Registry\[.*\] = Registry\(", re.MULTILINE)
+    source = ROOT / "src" / "biarena"
+    found = {
+        (".".join(path.relative_to(source.parent).with_suffix("").parts).removesuffix(".__init__"), name, path)
+        for path in source.rglob("*.py")
+        for name in declared.findall(path.read_text(encoding="utf-8"))
+    }
+    listed = [KINDS[kind] for kind in KINDS]
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert len(found) >= 12
+    for module, name, path in found:
+        if (module, name) in {("biarena.cli.describe_cmd", "KINDS"), ("biarena.cli.group", "COMMANDS")}:
+            continue  # the kinds themselves, and the commands (listed by --help)
+        registry = import_target(f"{module}:{name}")
+        assert any(registry is kind for kind in listed), f"{module}:{name} is not a kind `describe` lists"
+        assert f"`{path.relative_to(source).as_posix()}`" in contributing, f"{path} is not in CONTRIBUTING's table"

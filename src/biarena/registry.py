@@ -106,10 +106,12 @@ class Registry(Mapping[str, T], Generic[T]):
         return len(self._builtins) + len(self.plugins())
 
     def __setitem__(self, name: str, value: Any) -> None:
-        """Register `name` in this process (a program that embeds biarena, a test): `value` is "module:attr", or the
-        object itself. Packages extend a registry through entry points instead."""
-        if isinstance(value, str):
-            self._builtins[name] = Entry(name, value)
+        """Register `name` in this process (a program that embeds biarena, a test): `value` is "module:attr" (or
+        ("module:attr", meta), as in a registry's source), or the object itself. Packages extend a registry through
+        entry points instead."""
+        if isinstance(value, str) or (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)):
+            target, meta = (value, {}) if isinstance(value, str) else value
+            self._builtins[name] = Entry(name, target, meta=dict(meta))
             self._loaded.pop(name, None)
         else:
             self._builtins[name] = Entry(

@@ -6,13 +6,14 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from biarena.campaign.execute import CellResult, CellTask, execute_cell
 from biarena.campaign.limits import FileSlots, RaySlots, ray_limits_actor
 from biarena.errors import BiarenaError
 from biarena.leave_with_parent import leave_with_parent
-from biarena.ray_session import require_ray
+from biarena.ray_session import ray_session, require_ray
 
 ATTEMPTS = 3
 """Times a task is started before a campaign gives up on it: a worker killed under it starts it again."""
@@ -115,3 +116,47 @@ def run_ray(tasks: list[CellTask]) -> Iterator[CellResult]:
     finally:
         if actor is not None:
             ray.kill(actor)
+
+
+class LocalCells:
+    """A pool of worker processes on this machine (`--workers` of them)."""
+
+    cluster = False
+    """Whether it runs on a cluster a `--address` names."""
+
+    @staticmethod
+    def prepare() -> None:
+        """Check before any work that the engine can run here (a local pool always can)."""
+
+    @staticmethod
+    def session(workers: int, address: str | None) -> AbstractContextManager[int]:
+        """Hold what the engine needs while the campaign runs; yields the cells it runs at once."""
+        return nullcontext(workers)
+
+    @staticmethod
+    def run(tasks: list[CellTask], workers: int, out: Path) -> Iterator[CellResult]:
+        """Run the tasks, yielding each result as it comes."""
+        return run_local(tasks, workers, out / ".limits")
+
+
+class RayCells:
+    """The tasks of a Ray cluster (`--address`), or of a Ray instance started here with `--workers` CPUs (needs
+    biarena[ray])."""
+
+    cluster = True
+    """Whether it runs on a cluster a `--address` names."""
+
+    @staticmethod
+    def prepare() -> None:
+        """Check before any work that Ray is installed (one line saying how to install it when not)."""
+        require_ray()
+
+    @staticmethod
+    def session(workers: int, address: str | None) -> AbstractContextManager[int]:
+        """This process joined to the cluster while the campaign runs; yields the cluster's CPUs."""
+        return ray_session(workers, address)
+
+    @staticmethod
+    def run(tasks: list[CellTask], workers: int, out: Path) -> Iterator[CellResult]:
+        """Run the tasks on the cluster this process is joined to, yielding each result as it comes."""
+        return run_ray(tasks)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Generator
 from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from biarena.campaign.execute import CellResult, CellTask
 from biarena.campaign.folder import CampaignFolder
@@ -13,8 +14,18 @@ from biarena.campaign.plan import load_plan
 from biarena.campaign.units import Cell, expand_plan
 from biarena.errors import UsageError, did_you_mean
 from biarena.records import Question
+from biarena.registry import Registry
 
-ENGINES = ("local", "ray")
+ENGINES: Registry[Any] = Registry(
+    "campaign engine",
+    {
+        "local": ("biarena.campaign.engines:LocalCells", {"cluster": False}),
+        "ray": ("biarena.campaign.engines:RayCells", {"cluster": True}),
+    },
+)
+"""What runs a campaign's cells (`--engine`), each imported when used: `prepare()` before any work,
+`session(workers, address)` held while cells run (yields how many run at once), `run(tasks, workers, out)` yields
+their results; `cluster` says whether it takes a cluster's `--address`."""
 SLURM_ID = "SLURM_ARRAY_TASK_ID"
 SLURM_COUNT = "SLURM_ARRAY_TASK_COUNT"
 SLURM_MIN = "SLURM_ARRAY_TASK_MIN"
@@ -102,12 +113,10 @@ def run_campaign(
     if engine not in ENGINES:
         hint = did_you_mean(engine, list(ENGINES))
         raise UsageError(f"unknown engine '{engine}'{hint} (known: {', '.join(ENGINES)})")
-    if address is not None and engine != "ray":
+    if address is not None and not ENGINES.meta(engine, "cluster", False):
         raise UsageError("--address names a Ray cluster: give --engine ray")
-    if engine == "ray":
-        from biarena.ray_session import require_ray
-
-        require_ray()
+    runner = ENGINES[engine]
+    runner.prepare()
     plan = load_plan(plan_path)
     cells, questions = expand_plan(plan, plan_path.parent, str(plan_path))
     folder = CampaignFolder(out)
@@ -130,14 +139,12 @@ def run_campaign(
     cells_now = 0
     with ExitStack() as session:
         progress.workers = workers
-        if engine == "ray" and tasks:
-            from biarena.ray_session import ray_session
-
-            progress.workers = session.enter_context(ray_session(workers, address))
+        if tasks:
+            progress.workers = session.enter_context(runner.session(workers, address))
         if on_start is not None:
             on_start(progress, sum(len(c.units) for c in cells))
         # closed before the session ends: the engine lets go of what it holds on the cluster while joined to it
-        with closing(_engine(engine, tasks, workers, out)) as results:
+        with closing(_results(runner, tasks, workers, out)) as results:
             for result in results:
                 cell = by_key[result.cell]
                 write_result(folder, cell, questions[cell.key], result)
@@ -199,12 +206,7 @@ def write_result(folder: CampaignFolder, cell: Cell, questions: list[Question], 
     folder.mark_done(result.units)
 
 
-def _engine(engine: str, tasks: list[CellTask], workers: int, out: Path) -> Generator[CellResult, None, None]:
-    from biarena.campaign.engines import run_local, run_ray
-
-    if not tasks:
-        return
-    if engine == "ray":
-        yield from run_ray(tasks)
-    else:
-        yield from run_local(tasks, workers, out / ".limits")
+def _results(runner: Any, tasks: list[CellTask], workers: int, out: Path) -> Generator[CellResult, None, None]:
+    """The tasks' results as the engine `runner` yields them (nothing started when there is no task)."""
+    if tasks:
+        yield from runner.run(tasks, workers, out)

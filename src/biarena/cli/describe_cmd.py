@@ -1,6 +1,5 @@
 """`biarena describe KIND [NAME]`: the agents, importers and built-in benchmarks there are, and each one's options."""
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -12,34 +11,32 @@ from biarena.errors import NotFoundError, did_you_mean
 from biarena.options import describe_options, options_model
 from biarena.registry import BUILT_IN, Registry
 
-KINDS: dict[str, str] = {
-    "agent": "biarena.agents:SYSTEMS",
-    "importer": "biarena.benchmarks:IMPORTERS",
-    "benchmark": "biarena.benchmarks:BUILTINS",
-    "question-method": "biarena.generate.question_methods:METHODS",
-    "scorer": "biarena.scoring:SCORERS",
-    "model": "biarena.llm.providers:PROVIDERS",
-    "contract": "biarena.scoring.contract_names:CONTRACTS",
-    "engine": "biarena.db.open_database:ENGINES",
-    "vertical": "biarena.synth:VERTICALS",
-}
-"""Each kind of thing there is, and where its registry (a Registry, or a dict name -> factory, each factory naming
-its options model) is found: describing another kind is one more line."""
+KINDS: Registry[Registry[Any]] = Registry(
+    "kind",
+    {
+        "agent": "biarena.agents:SYSTEMS",
+        "importer": "biarena.benchmarks:IMPORTERS",
+        "benchmark": "biarena.benchmarks:BUILTINS",
+        "question-method": "biarena.generate.question_methods:METHODS",
+        "scorer": "biarena.scoring:SCORERS",
+        "model": "biarena.llm.providers:PROVIDERS",
+        "contract": "biarena.scoring.contract_names:CONTRACTS",
+        "engine": "biarena.db.open_database:ENGINES",
+        "vertical": "biarena.synth:VERTICALS",
+        "baseline": "biarena.judges.baselines:BASELINES",
+        "campaign-engine": "biarena.campaign.run:ENGINES",
+        "synth-engine": "biarena.synth.task_graph:ENGINES",
+    },
+)
+"""Each kind of thing there is, and where its registry is found: describing another kind is one more line."""
 
 
-def registry(kind: str) -> Any:
+def registry(kind: str) -> Registry[Any]:
     """The registry of `kind` (NotFoundError, with a suggestion, for an unknown kind)."""
     if kind not in KINDS:
         hint = did_you_mean(kind, list(KINDS))
         raise NotFoundError(f"nothing to describe as '{kind}'{hint} (kinds: {', '.join(KINDS)})")
-    module, _, attribute = KINDS[kind].partition(":")
-    return getattr(importlib.import_module(module), attribute)
-
-
-def entries(found: Any) -> dict[str, Any]:
-    """Each name's object: a Registry's loaded (a plugin that fails to load is reported in one line and left
-    out), or a dict's values."""
-    return found.loaded() if isinstance(found, Registry) else dict(found)
+    return KINDS[kind]
 
 
 def about(factory: Any) -> str:
@@ -52,9 +49,9 @@ def about(factory: Any) -> str:
     return " ".join((factory.__doc__ or "").split("\n\n")[0].split())
 
 
-def source(found: Any, name: str) -> str:
+def source(found: Registry[Any], name: str) -> str:
     """" (plugin from PACKAGE)" for a plugin's entry, else nothing."""
-    package = found.package(name) if isinstance(found, Registry) else BUILT_IN
+    package = found.package(name)
     return f" (plugin from {package})" if package != BUILT_IN else ""
 
 
@@ -71,20 +68,14 @@ def describe(
     """
     kinds = registry(kind)
     if name is None:
-        found = entries(kinds)
+        found = kinds.loaded()  # a plugin that fails to load is reported in one line and left out
         table = new_table(f"{kind}s", [(kind, "name"), ("what it is", "text"), ("options", "text")])
         for each, factory in found.items():
             shown = about(factory) + source(kinds, each)
             row(table, each, shown, ", ".join(options_model(factory).model_fields) or "-")
         print_table(table)
         return
-    if isinstance(kinds, Registry):
-        factory = kinds[name]  # an unknown name: one line with the close ones
-    elif name in kinds:
-        factory = kinds[name]
-    else:
-        choices = sorted(kinds)
-        raise NotFoundError(f"unknown {kind} '{name}'{did_you_mean(name, choices)} (known: {', '.join(choices)})")
+    factory = kinds[name]  # an unknown name: one line with the close ones
     out.print(Text(f"{kind} {name}: {about(factory)}{source(kinds, name)}"))
     options = describe_options(options_model(factory))
     if not options:

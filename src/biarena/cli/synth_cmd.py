@@ -9,8 +9,7 @@ from typer.core import TyperGroup
 from biarena.cli.console import err, new_table, print_table, row
 from biarena.cli.options import flag
 from biarena.events import Message
-from biarena.synth import verify, vertical_names, vertical_spec
-from biarena.synth.corgi_figures import CORGI_FIGURES
+from biarena.synth import corgi_figures, verify, vertical_names, vertical_spec
 from biarena.synth.writers import FORMATS
 
 
@@ -49,7 +48,7 @@ def list_verticals() -> None:
     )
     for name in vertical_names():
         spec = vertical_spec(name)
-        ours, corgi = spec.figures(), CORGI_FIGURES.get(name)
+        ours, corgi = spec.figures(), corgi_figures(name)
 
         def pair(mine: object, theirs: object | None) -> str:
             return f"{mine} ({theirs})" if theirs is not None else str(mine)

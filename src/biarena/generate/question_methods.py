@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from biarena.options import Options
+from biarena.registry import Registry
 
 
 def _some_of(values: list[str] | None, module_attribute: str) -> list[str] | None:
@@ -60,5 +61,11 @@ class TemplateQuestionsOptions(Options):
     """Random seed: the same seed gives the same questions."""
 
 
-METHODS: dict[str, type[Options]] = {"llm": LLMQuestionsOptions, "template": TemplateQuestionsOptions}
-"""How `generate questions` makes questions, and the options each way takes."""
+METHODS: Registry[type[Options]] = Registry(
+    "question-method",
+    {
+        "llm": "biarena.generate.question_methods:LLMQuestionsOptions",
+        "template": "biarena.generate.question_methods:TemplateQuestionsOptions",
+    },
+)
+"""How `generate questions` makes questions (`--method`), each by the options model it takes."""

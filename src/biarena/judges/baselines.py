@@ -8,6 +8,8 @@ import random
 import re
 from collections.abc import Callable
 
+from biarena.registry import Registry
+
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W_]+", re.UNICODE)
 
 Rule = Callable[[str, str, str, random.Random], str]
@@ -48,10 +50,13 @@ def coin(good: str, degraded: str, reference: str, rng: random.Random) -> str:
     return "good" if rng.random() < 0.5 else "degraded"
 
 
-BASELINES: dict[str, Rule] = {
-    "shorter": shorter,
-    "longer": longer,
-    "overlap": reference_overlap,
-    "random": coin,
-}
+BASELINES: Registry[Rule] = Registry(
+    "baseline",
+    {
+        "shorter": "biarena.judges.baselines:shorter",
+        "longer": "biarena.judges.baselines:longer",
+        "overlap": "biarena.judges.baselines:reference_overlap",
+        "random": "biarena.judges.baselines:coin",
+    },
+)
 """The trivial rules by name, in report order."""

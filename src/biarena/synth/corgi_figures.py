@@ -1,7 +1,9 @@
 """CORGI's schema figures (CORGI, Table 1): tables, columns per table and foreign keys of each vertical's
-published database, the size a simulated vertical is measured against."""
+published database, the size a simulated vertical is measured against. They are declared on the vertical's line in
+`VERTICALS` (`corgi(...)`), beside its spec file."""
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -13,16 +15,10 @@ class SchemaFigures:
     foreign_keys: int
 
 
-CORGI_FIGURES: dict[str, SchemaFigures] = {
-    "food_delivery": SchemaFigures(30, 4.0, 25),
-    "home_rental": SchemaFigures(18, 4.3, 25),
-    "clothing_ecommerce": SchemaFigures(34, 3.9, 40),
-    "freelancing": SchemaFigures(25, 3.8, 33),
-    "app_store": SchemaFigures(18, 4.3, 22),
-    "car_rental": SchemaFigures(30, 6.7, 68),
-    "luxury_consignment": SchemaFigures(30, 6.5, 65),
-    "user_analytics": SchemaFigures(20, 7.5, 25),
-    "personalized_product": SchemaFigures(28, 7.8, 38),
-    "ecommerce_enablement": SchemaFigures(23, 7.0, 60),
-}
-"""By built-in vertical name."""
+CORGI = "corgi_figures"
+"""The key of a vertical's registry facts that holds CORGI's figures of it."""
+
+
+def corgi(tables: int, columns_per_table: float, foreign_keys: int) -> dict[str, Any]:
+    """A vertical's registry facts for CORGI's published database of it (its registry line's second half)."""
+    return {CORGI: SchemaFigures(tables, columns_per_table, foreign_keys)}

@@ -8,6 +8,7 @@ from biarena.synth.generator import generate
 from biarena.synth.partitions import default_workers
 from biarena.synth.spec import Spec, load_spec
 from biarena.synth.synth_settings import SynthSettings
+from biarena.synth.task_graph import ENGINES
 from biarena.synth.verify import verify
 
 
@@ -51,7 +52,8 @@ def _check_parallel(settings: SynthSettings) -> None:
         raise UsageError("--workers, --engine and --address go with --partitions")
     if settings.workers is not None and settings.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {settings.workers})")
-    if settings.address is not None and settings.engine != "ray":
+    takes_address = settings.engine in ENGINES and ENGINES.meta(settings.engine, "cluster", False)
+    if settings.address is not None and not takes_address:
         raise UsageError("--address goes with --engine ray")
 
 

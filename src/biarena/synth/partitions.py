@@ -46,10 +46,8 @@ from biarena.synth.kernel import (
 )
 from biarena.synth.schema import Columns, retained_columns, table_order
 from biarena.synth.spec import Spec
-from biarena.synth.task_graph import LocalEngine, Node, RayEngine
+from biarena.synth.task_graph import ENGINES, Node
 from biarena.synth.writers import ParquetPart
-
-ENGINES = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -285,7 +283,7 @@ def write_partitions(
         import pyarrow  # noqa: F401
     except ImportError:
         raise UsageError("--format parquet needs pyarrow: pip install 'biarena[parquet]'") from None
-    runner = RayEngine(workers, address) if engine == "ray" else LocalEngine(workers, (__name__, *_WORKER_MODULES))
+    runner = ENGINES[engine].open(workers, address, (__name__, *_WORKER_MODULES))
     work = out / ".work"
     work.mkdir()
     order = table_order(spec)

@@ -21,6 +21,17 @@ from contextlib import ExitStack
 from typing import Any
 
 from biarena.leave_with_parent import leave_with_parent
+from biarena.registry import Registry
+
+ENGINES: Registry[Any] = Registry(
+    "synth engine",
+    {
+        "local": ("biarena.synth.task_graph:LocalEngine", {"cluster": False}),
+        "ray": ("biarena.synth.task_graph:RayEngine", {"cluster": True}),
+    },
+)
+"""What runs a graph's calls (`synth make --engine`): `open(workers, address, modules)` makes one, with `run(nodes)`
+and `close()`; `cluster` says whether it takes a cluster's `--address`."""
 
 
 class Node:
@@ -153,6 +164,14 @@ class LocalEngine:
     fork from a fork server, started in a thread of its own while this process works, that imports `modules` (the
     installed ones) once for all of them: the modules the calls' functions are in, and what those import on first
     use."""
+
+    cluster = False
+    """Whether it runs on a cluster a `--address` names."""
+
+    @classmethod
+    def open(cls, workers: int, address: str | None, modules: Sequence[str]) -> "LocalEngine":
+        """The engine for `workers` processes, forked once `modules` are imported (no `address`: it is local)."""
+        return cls(workers, modules)
 
     def __init__(self, workers: int, modules: Sequence[str] = ()) -> None:
         self.pool: Any = None
@@ -299,7 +318,16 @@ class LocalEngine:
 
 
 class RayEngine:
-    """Calls run as Ray tasks, on a local Ray instance or the cluster at `address`."""
+    """Calls run as Ray tasks, on a local Ray instance or the cluster at `address` (needs biarena[ray])."""
+
+    cluster = True
+    """Whether it runs on a cluster a `--address` names."""
+
+    @classmethod
+    def open(cls, workers: int, address: str | None, modules: Sequence[str]) -> "RayEngine":
+        """The engine on the cluster at `address`, or on a Ray instance with `workers` CPUs (Ray imports what the
+        calls need)."""
+        return cls(workers, address)
 
     def __init__(self, workers: int, address: str | None) -> None:
         from biarena.ray_session import ray_session, require_ray

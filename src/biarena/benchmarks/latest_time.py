@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from biarena.db.column_words import is_audit, is_birth
+from biarena.db.sql_text import compose
 from biarena.errors import FormatError, UsageError
 
 # Years from 9000 on are "open-ended" markers (9999-12-31), not moments in the data.
@@ -59,10 +60,6 @@ def _later(best: Latest | None, value: Any, column: str) -> Latest | None:
     return found if moment > best.moment else best
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def latest_timestamp(location: str | Path) -> Latest | None:
     """The latest date or time in any table: ISO text in any column, and date/time-typed columns."""
     text = str(location)
@@ -87,16 +84,16 @@ def _sqlite_latest(path: Path) -> Latest | None:
                 )
             ]
             for table in tables:
-                columns = [r[1] for r in conn.execute(f"PRAGMA table_info({_quote(table)})")]
+                columns = [r[1] for r in conn.execute(compose("PRAGMA table_info({table})", table=table))]
                 if not columns:
                     continue
                 # ISO text sorts as time does: one scan of the table gives every column's latest value.
-                picks = ", ".join(
-                    f"max(CASE WHEN typeof({_quote(c)}) = 'text' AND {_quote(c)} GLOB ? THEN {_quote(c)} END)"
-                    for c in columns
-                )
+                picks = [
+                    compose("max(CASE WHEN typeof({c}) = 'text' AND {c} GLOB ? THEN {c} END)", c=c) for c in columns
+                ]
+                sql = compose("SELECT {picks} FROM {table}", picks=picks, table=table)
                 try:
-                    row = conn.execute(f"SELECT {picks} FROM {_quote(table)}", [_SQLITE_ISO] * len(columns)).fetchone()
+                    row = conn.execute(sql, [_SQLITE_ISO] * len(columns)).fetchone()
                 except sqlite3.OperationalError:  # a virtual table whose module is not loaded
                     continue
                 for column, value in zip(columns, row, strict=True):
@@ -111,8 +108,11 @@ def _sqlite_latest(path: Path) -> Latest | None:
 def _first_parsable(conn: sqlite3.Connection, table: str, column: str) -> str | None:
     """The latest value of `column` that parses, when the greatest ISO-looking text does not (e.g. '2023-01-17x')."""
     cursor = conn.execute(
-        f"SELECT DISTINCT {_quote(column)} FROM {_quote(table)} WHERE typeof({_quote(column)}) = 'text' "
-        f"AND {_quote(column)} GLOB ? ORDER BY 1 DESC",
+        compose(
+            "SELECT DISTINCT {column} FROM {table} WHERE typeof({column}) = 'text' AND {column} GLOB ? ORDER BY 1 DESC",
+            column=column,
+            table=table,
+        ),
         [_SQLITE_ISO],
     )
     for (value,) in cursor:
@@ -140,15 +140,18 @@ def _duckdb_scan(conn: Any) -> Latest | None:
         "WHERE table_schema NOT IN ('information_schema', 'pg_catalog') ORDER BY 1, 2, ordinal_position"
     ).fetchall()
     for schema, table, column, kind in columns:
-        name = f"{_quote(schema)}.{_quote(table)}"
+        name = compose("{schema}.{table}", schema=schema, table=table)
         kind = kind.upper()
         if kind == "DATE" or kind.startswith("TIMESTAMP"):
-            value = conn.execute(f"SELECT max({_quote(column)}) FROM {name}").fetchone()[0]
+            value = conn.execute(compose("SELECT max({column}) FROM {name}", column=column, name=name)).fetchone()[0]
         elif kind == "VARCHAR":
             # latest first; the first that parses wins (the greatest ISO-looking text may not be a date)
             conn.execute(
-                f"SELECT DISTINCT {_quote(column)} FROM {name} WHERE regexp_full_match({_quote(column)}, ?) "
-                "ORDER BY 1 DESC",
+                compose(
+                    "SELECT DISTINCT {column} FROM {name} WHERE regexp_full_match({column}, ?) ORDER BY 1 DESC",
+                    column=column,
+                    name=name,
+                ),
                 [_DUCKDB_ISO],
             )
             value = None

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, replace
 
 from biarena.agents import AgentEnv, run_step
+from biarena.db.sql_text import Literal, Sql, compose, quote_identifier
 from biarena.records import Question, Step
 
 HIDDEN = "Evidence (hidden parameters):"
@@ -44,23 +45,19 @@ def reference_parts(reference: str) -> tuple[str, str | None]:
     return _TOLERANCE.sub("", claim).strip(), (hidden.strip() or None)
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _grouping(question: Question, env: AgentEnv, table: str) -> tuple[str, str, bool] | None:
+def _grouping(question: Question, env: AgentEnv, table: str) -> tuple[Sql, str, bool] | None:
     """The SQL expression rows are counted by, its name, and whether it is a month; None without one."""
-    _, result = run_step(env, question, f"SELECT * FROM {_quote(table)} LIMIT 50")
+    _, result = run_step(env, question, compose("SELECT * FROM {table} LIMIT 50", table=table))
     if result is None or not result.rows:
         return None
     for i, column in enumerate(result.columns):
         value = result.rows[0][i]
         if isinstance(value, str) and _DATE.match(value):
-            return f"SUBSTR(CAST({_quote(column)} AS TEXT), 1, 7)", "month", True
+            return compose("SUBSTR(CAST({column} AS TEXT), 1, 7)", column=column), "month", True
     for i, column in enumerate(result.columns):
         values = {row[i] for row in result.rows}
         if all(isinstance(v, str) for v in values) and 1 < len(values) <= 10 and not _ID.search(column):
-            return _quote(column), column, False
+            return quote_identifier(column), column, False
     return None
 
 
@@ -78,21 +75,29 @@ def gather(question: Question, env: AgentEnv, *, year: bool = False) -> Evidence
         key, by, dated = grouping
         if year and not dated:
             return None
-        where = ""
+        where = Sql("")
         if year:
-            _, result = run_step(env, question, f"SELECT MAX({key}) FROM {_quote(table)}")
+            _, result = run_step(env, question, compose("SELECT MAX({key}) FROM {table}", key=key, table=table))
             if result is None or not result.rows or result.rows[0][0] is None:
                 return None
-            where = f" WHERE SUBSTR({key}, 1, 4) = '{str(result.rows[0][0])[:4]}'"
-        source = f"{_quote(table)}{where}"
-        group = f"SELECT {key} AS {by if dated else 'value'}, COUNT(*) AS row_count FROM {source} GROUP BY 1"
+            # the agent's queries are shown as it wrote them: the year is written into the text, not bound
+            where = compose(" WHERE SUBSTR({key}, 1, 4) = {year}", key=key, year=Literal(str(result.rows[0][0])[:4]))
+        source = compose("{table}{where}", table=table, where=where)
+        # `month` and `value` are plain words, written unquoted
+        alias = Sql(by if dated else "value")
+        group = compose(
+            "SELECT {key} AS {alias}, COUNT(*) AS row_count FROM {source} GROUP BY 1",
+            key=key,
+            alias=alias,
+            source=source,
+        )
         queries = [
-            (f"SELECT COUNT(*) AS row_count FROM {source}", f"rows of {table}"),
-            (f"{group} ORDER BY row_count DESC LIMIT 3", f"busiest {by} values of {table}"),
-            (f"{group} ORDER BY row_count ASC LIMIT 3", f"quietest {by} values of {table}"),
+            (compose("SELECT COUNT(*) AS row_count FROM {source}", source=source), f"rows of {table}"),
+            (compose("{group} ORDER BY row_count DESC LIMIT 3", group=group), f"busiest {by} values of {table}"),
+            (compose("{group} ORDER BY row_count ASC LIMIT 3", group=group), f"quietest {by} values of {table}"),
         ]
         if dated:
-            queries.append((f"{group} ORDER BY 1 DESC LIMIT 3", f"latest months of {table}"))
+            queries.append((compose("{group} ORDER BY 1 DESC LIMIT 3", group=group), f"latest months of {table}"))
         steps = [run_step(env, question, sql, purpose=purpose)[0] for sql, purpose in queries]
         if not all(s.ok and s.preview for s in steps):
             continue

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from biarena.db.sql_text import compose, placeholders
+
 DROP = 0.1
 """Share of a table's rows dropped (never from a table other rows refer to)."""
 DUPLICATE = 0.1
@@ -44,8 +46,14 @@ class TableShape:
     """True when another table's foreign key points here: no row is dropped."""
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+def _insert(shape: TableShape) -> str:
+    """The statement adding a row to a table, keeping the first of rows that clash on a key."""
+    return compose(
+        "INSERT OR IGNORE INTO {name} ({columns}) VALUES ({marks})",
+        name=shape.name,
+        columns=list(shape.columns),
+        marks=placeholders(len(shape.columns)),
+    )
 
 
 def table_shapes(conn: sqlite3.Connection) -> list[TableShape]:
@@ -59,12 +67,12 @@ def table_shapes(conn: sqlite3.Connection) -> list[TableShape]:
     referenced = set()
     foreign: dict[str, set[str]] = {}
     for name in names:
-        links = conn.execute(f"PRAGMA foreign_key_list({_quote(name)})").fetchall()
+        links = conn.execute(compose("PRAGMA foreign_key_list({name})", name=name)).fetchall()
         foreign[name] = {row[3] for row in links}
         referenced |= {row[2] for row in links}
     shapes = []
     for name in names:
-        info = conn.execute(f"PRAGMA table_info({_quote(name)})").fetchall()
+        info = conn.execute(compose("PRAGMA table_info({name})", name=name)).fetchall()
         primary = [row for row in info if row[5]]
         integer_key = primary[0][1] if len(primary) == 1 and "INT" in (primary[0][2] or "").upper() else None
         shapes.append(
@@ -156,9 +164,13 @@ def write_rows(path: Path, tables: dict[str, tuple[list[str], list[tuple]]]) -> 
         conn.execute("PRAGMA foreign_keys = OFF")
         with conn:
             for name, (columns, rows) in tables.items():
-                conn.execute(f"DELETE FROM {_quote(name)}")
-                marks = ", ".join("?" for _ in columns)
-                insert = f"INSERT OR IGNORE INTO {_quote(name)} ({', '.join(map(_quote, columns))}) VALUES ({marks})"
+                conn.execute(compose("DELETE FROM {name}", name=name))
+                insert = compose(
+                    "INSERT OR IGNORE INTO {name} ({columns}) VALUES ({marks})",
+                    name=name,
+                    columns=list(columns),
+                    marks=placeholders(len(columns)),
+                )
                 conn.executemany(insert, rows)
         conn.execute("VACUUM")
     finally:
@@ -208,7 +220,8 @@ def _duckdb_tables(path: Path) -> tuple[list[TableShape], dict[str, list[tuple]]
                     referenced=name in referenced,
                 )
             )
-            rows[name] = conn.execute(f"SELECT {', '.join(map(_quote, types))} FROM {_quote(name)}").fetchall()
+            sql = compose("SELECT {columns} FROM {name}", columns=list(types), name=name)
+            rows[name] = conn.execute(sql).fetchall()
         return shapes, rows
     finally:
         conn.close()
@@ -222,11 +235,9 @@ def _write_duckdb(path: Path, shapes: list[TableShape], tables: dict[str, list[t
     conn = duckdb.connect(str(path))
     try:
         for shape in reversed(order):
-            conn.execute(f"DELETE FROM {_quote(shape.name)}")
+            conn.execute(compose("DELETE FROM {name}", name=shape.name))
         for shape in order:
-            marks = ", ".join("?" for _ in shape.columns)
-            columns = ", ".join(map(_quote, shape.columns))
-            insert = f"INSERT OR IGNORE INTO {_quote(shape.name)} ({columns}) VALUES ({marks})"
+            insert = _insert(shape)
             for row in tables[shape.name]:
                 try:
                     conn.execute(insert, list(row))
@@ -246,8 +257,8 @@ def read_tables(path: Path) -> tuple[list[TableShape], dict[str, list[tuple]]]:
         shapes = table_shapes(conn)
         rows = {}
         for shape in shapes:
-            columns = ", ".join(map(_quote, shape.columns))
-            rows[shape.name] = conn.execute(f"SELECT {columns} FROM {_quote(shape.name)}").fetchall()
+            sql = compose("SELECT {columns} FROM {name}", columns=list(shape.columns), name=shape.name)
+            rows[shape.name] = conn.execute(sql).fetchall()
         return shapes, rows
     finally:
         conn.close()
@@ -294,9 +305,7 @@ def reversed_twin(source: Path, target: Path) -> None:
                     sql = re.sub(r"\s+AUTOINCREMENT\b", "", sql, flags=re.IGNORECASE)
                     twin.execute(sql)
             for shape in shapes:
-                marks = ", ".join("?" for _ in shape.columns)
-                columns = ", ".join(map(_quote, shape.columns))
-                insert = f"INSERT OR IGNORE INTO {_quote(shape.name)} ({columns}) VALUES ({marks})"
+                insert = _insert(shape)
                 twin.executemany(insert, rows[shape.name][::-1])
             for kind, sql in schema:
                 if kind != "table":

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from pydantic import ValidationError
 
 from biarena.benchmarks.shown import shown
+from biarena.db.sql_text import compose
 from biarena.errors import FormatError
 
 T = TypeVar("T")
@@ -85,7 +86,7 @@ def undecodable_row(path: Path, table: str) -> tuple[str, str] | None:
     uri = f"file:{quote(str(path.resolve()))}?mode=ro"
     with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
         conn.text_factory = bytes
-        cursor = conn.execute(f'SELECT rowid, * FROM "{table}"')
+        cursor = conn.execute(compose("SELECT rowid, * FROM {table}", table=table))
         columns = [item[0] for item in cursor.description[1:]]
         for rowid, *values in cursor:
             for column, value in zip(columns, values, strict=True):
@@ -143,7 +144,7 @@ def text(path: Path, table: str, row: str, column: str, value: Any) -> str:
 def check_tables(conn: sqlite3.Connection, path: Path, expected: dict[str, list[str]]) -> None:
     """DamagedRunFile unless every table of the run format is there with all of its columns."""
     for table, columns in expected.items():
-        found = [row[1] for row in fetch_rows(conn, path, table, f'PRAGMA table_info("{table}")')]
+        found = [row[1] for row in fetch_rows(conn, path, table, compose("PRAGMA table_info({table})", table=table))]
         if not found:
             raise DamagedRunFile(path, table, "the table is missing")
         missing = [column for column in columns if column not in found]

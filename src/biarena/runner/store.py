@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from pydantic import TypeAdapter, ValidationError
 
+from biarena.db.sql_text import compose, placeholders
 from biarena.errors import BiarenaError, FormatError, NotFoundError
 from biarena.records import Answer, Question, RunSpec, Score, ScoreRecord, SystemSpec, TraceEntry
 from biarena.records.sanitize import clean_value, describe_changes
@@ -300,7 +301,7 @@ class RunStore:
         with self._lock, self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             for table in ("results", "statement_results", "answers", "questions"):
-                self.conn.execute(f"DELETE FROM {table}")
+                self.conn.execute(compose("DELETE FROM {table}", table=table))
             self.conn.execute("DELETE FROM meta WHERE key IN ('spec', 'repeats')")
 
     def questions(self) -> list[Question]:
@@ -409,12 +410,15 @@ class RunStore:
             )
             for r in records
         ]
-        columns = ", ".join((*_RESULT_COLUMNS, "try"))
+        columns = [*_RESULT_COLUMNS, "try"]
+        insert = compose(
+            "INSERT OR REPLACE INTO results ({columns}) VALUES ({marks})",
+            columns=columns,
+            marks=placeholders(len(columns)),
+        )
         with self._lock, self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany(
-                f"INSERT OR REPLACE INTO results ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-            )
+            self.conn.executemany(insert, rows)
 
     def put_scores(self, scores: Iterable[Score]) -> None:
         """Record scores made outside a scoring pass (imported ones): one record per question and scorer, each
@@ -504,7 +508,7 @@ class RunStore:
 
     def results(self, question_id: str | None = None) -> list[ScoreRecord]:
         """Stored results with their traces (of one question, or all), by question then scorer."""
-        query = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE try = ?"
+        query = compose("SELECT {columns} FROM results WHERE try = ?", columns=list(_RESULT_COLUMNS))
         query += " AND question_id = ?" if question_id is not None else ""
         params = (self.try_number,) if question_id is None else (self.try_number, question_id)
         rows = self._rows("results", query + " ORDER BY question_id, scorer", params)
@@ -597,7 +601,7 @@ def _tables() -> dict[str, list[str]]:
             if statement.strip():
                 conn.execute(statement)
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        return {name: [r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')] for name in names}
+        return {name: [r[1] for r in conn.execute(compose("PRAGMA table_info({name})", name=name))] for name in names}
     finally:
         conn.close()
 

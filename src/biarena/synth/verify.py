@@ -5,6 +5,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from biarena.db.sql_text import Literal, Sql, compose, qualified
 from biarena.synth.calendar import active_days, days, density
 from biarena.synth.generator import stored_spec
 from biarena.synth.reader import Output, open_output
@@ -38,9 +39,9 @@ def _scalar(conn: Output, sql: str, params: tuple = ()) -> float:
     return conn.query(sql, params)[0][0] or 0
 
 
-def _day(column: str) -> str:
-    """The `YYYY-MM-DD` text of a timestamp column, on any engine."""
-    return f'substr(CAST("{column}" AS VARCHAR), 1, 10)'
+def _day(column: str | Sql) -> Sql:
+    """The `YYYY-MM-DD` text of a timestamp column (a name, or a column already written), on any engine."""
+    return compose("substr(CAST({column} AS VARCHAR), 1, 10)", column=column)
 
 
 def _foreign_keys(conn: Output, spec: Spec) -> list[Check]:
@@ -50,11 +51,15 @@ def _foreign_keys(conn: Output, spec: Spec) -> list[Check]:
             if column.kind != "foreign" or not column.ref:
                 continue
             parent, key = column.ref.split(".")
-            orphans = _scalar(
-                conn,
-                f'SELECT count(*) FROM "{name}" c LEFT JOIN "{parent}" p ON c."{column_name}" = '
-                f'p."{key}" WHERE p."{key}" IS NULL AND c."{column_name}" IS NOT NULL',
+            sql = compose(
+                "SELECT count(*) FROM {name} c LEFT JOIN {parent} p ON c.{column} = p.{key} "
+                "WHERE p.{key} IS NULL AND c.{column} IS NOT NULL",
+                name=name,
+                parent=parent,
+                column=column_name,
+                key=key,
             )
+            orphans = _scalar(conn, sql)
             out.append(
                 Check(
                     "foreign key", f"{name}.{column_name} -> {column.ref}", orphans == 0, f"{int(orphans)} orphan rows"
@@ -63,14 +68,14 @@ def _foreign_keys(conn: Output, spec: Spec) -> list[Check]:
     return out
 
 
-def _epoch(conn: Output, column: str) -> str:
-    """Seconds since 1970 of a timestamp or date column, on the connection's engine."""
+def _epoch(conn: Output, column: Sql) -> Sql:
+    """Seconds since 1970 of a timestamp or date column (as written in the statement), on the connection's engine."""
     if conn.format == "sqlite":
-        return f"CAST(strftime('%s', {column}) AS INTEGER)"
-    return f"epoch(CAST({column} AS TIMESTAMP))"
+        return compose("CAST(strftime('%s', {column}) AS INTEGER)", column=column)
+    return compose("epoch(CAST({column} AS TIMESTAMP))", column=column)
 
 
-def _count(conn: Output, kind: str, name: str, sql: str, what: str = "rows break it") -> Check:
+def _count(conn: Output, kind: str, name: str, sql: Sql, what: str = "rows break it") -> Check:
     try:
         broken = _scalar(conn, sql)
     except Exception as error:  # each engine has its own error types; the message says what is wrong
@@ -84,21 +89,34 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
     anchor = seconds(spec.anchor)
     for name, table in spec.tables.items():
         for column_name, column in table.columns.items():
-            child = f'c."{column_name}"'
+            child = qualified("c", column_name)
             if column.kind == "after":
                 out.extend(_after(conn, spec, name, column_name, column, anchor))
             elif column.kind == "inherit":
                 hops, last = spec.path(name, column.via or "", column.of or "")
                 # through an optional key the value is empty exactly where the key is
                 optional = any(spec.tables[t].columns[step].empty is not None for t, step, _, _ in hops)
-                joins, alias = f'"{name}" c', "c"
+                joins, alias = compose("{name} c", name=name), "c"
                 for i, (_, step, parent, key) in enumerate(hops):
-                    joins += f' {"LEFT " if optional else ""}JOIN "{parent}" p{i} ON {alias}."{step}" = p{i}."{key}"'
+                    joins = compose(
+                        "{joins} {left}JOIN {parent} {to} ON {step} = {key}",
+                        joins=joins,
+                        left=Sql("LEFT " if optional else ""),
+                        parent=parent,
+                        to=Sql(f"p{i}"),
+                        step=qualified(alias, step),
+                        key=qualified(f"p{i}", key),
+                    )
                     alias = f"p{i}"
-                same = f'coalesce({child} = {alias}."{last}", FALSE)'
+                same = compose("coalesce({child} = {last}, FALSE)", child=child, last=qualified(alias, last))
                 if optional:
-                    same = f'({same} OR ({child} IS NULL AND {alias}."{last}" IS NULL))'
-                sql = f"SELECT count(*) FROM {joins} WHERE NOT {same}"
+                    same = compose(
+                        "({same} OR ({child} IS NULL AND {last} IS NULL))",
+                        same=same,
+                        child=child,
+                        last=qualified(alias, last),
+                    )
+                sql = compose("SELECT count(*) FROM {joins} WHERE NOT {same}", joins=joins, same=same)
                 out.append(_count(conn, "inherited", f"{name}.{column_name} = {hops[-1][2]}.{last}", sql))
             elif column.ranges:
                 out.extend(_ranges(conn, name, column_name, column))
@@ -107,12 +125,23 @@ def _relations(conn: Output, spec: Spec) -> list[Check]:
             if column.kind != "foreign" or not column.ref:
                 continue
             parent, key = column.ref.split(".")
-            join = f'"{name}" c JOIN "{parent}" p ON c."{column_name}" = p."{key}"'
+            join = compose(
+                "{name} c JOIN {parent} p ON c.{column} = p.{key}",
+                name=name,
+                parent=parent,
+                column=column_name,
+                key=key,
+            )
             out.extend(_lifetime(conn, spec, name, column_name, column, join))
             if column.where:
-                sql = (
-                    f'SELECT count(*) FROM "{name}" WHERE "{column_name}" IS NOT NULL AND "{column_name}" NOT IN '
-                    f'(SELECT "{key}" FROM "{parent}" WHERE {column.where})'
+                sql = compose(
+                    "SELECT count(*) FROM {name} WHERE {column} IS NOT NULL AND {column} NOT IN "
+                    "(SELECT {key} FROM {parent} WHERE {where})",
+                    name=name,
+                    column=column_name,
+                    key=key,
+                    parent=parent,
+                    where=Sql(column.where),
                 )
                 out.append(_count(conn, "parent condition", f"{name}.{column_name}: {column.where}", sql))
             if column.match:
@@ -126,82 +155,128 @@ def _after(conn: Output, spec: Spec, name: str, column_name: str, column: Column
     """An `after` column within its lag of the latest of its bases (`of`, through `via`, and `not_before`), on or
     before its `not_after` times; through an optional key, empty exactly where the key is."""
     table = spec.tables[name]
-    joins: list[str] = []
+    joins: list[Sql] = []
 
-    def reach(source: str) -> tuple[str, str]:
+    def reach(source: str) -> tuple[Sql, str]:
         """The SQL of a column of the row, or of `key.column` through its keys (joining them), and its label."""
         if "." not in source:
-            return f'c."{source}"', source
+            return qualified("c", source), source
         via, of = source.split(".", 1)
         hops, last = spec.path(name, via, of)
         alias = "c"
         for _, step, parent, key in hops:
-            joins.append(f'LEFT JOIN "{parent}" j{len(joins)} ON {alias}."{step}" = j{len(joins)}."{key}"')
-            alias = f"j{len(joins) - 1}"
-        return f'{alias}."{last}"', f"{hops[-1][2]}.{last}"
+            to = f"j{len(joins)}"
+            joins.append(
+                compose(
+                    "LEFT JOIN {parent} {to} ON {step} = {key}",
+                    parent=parent,
+                    to=Sql(to),
+                    step=qualified(alias, step),
+                    key=qualified(to, key),
+                )
+            )
+            alias = to
+        return qualified(alias, last), f"{hops[-1][2]}.{last}"
 
     bases = [reach(f"{column.via}.{column.of}" if column.via else str(column.of))]
     bases += [reach(base) for base in column.not_before or []]
-    child = f'c."{column_name}"'
+    child = qualified("c", column_name)
     latest = _epoch(conn, bases[0][0])
     for base, _ in bases[1:]:
         other = _epoch(conn, base)
-        latest = f"(CASE WHEN {other} > {latest} THEN {other} ELSE {latest} END)"
-    lag = f"({_epoch(conn, child)} - {latest})"
+        latest = compose("(CASE WHEN {other} > {latest} THEN {other} ELSE {latest} END)", other=other, latest=latest)
+    lag = compose("({moment} - {latest})", moment=_epoch(conn, child), latest=latest)
     low, high = (column.low or 0.0) * 3600, (column.high if column.high is not None else 24.0) * 3600
     ceilings = []
     for bound in column.not_after or []:
         sql_of, what = reach(bound)
         # a date bounds the whole of its day
-        last = f"({_epoch(conn, sql_of)} + {86_399 if column_kind(spec, name, bound) == 'date' else 0})"
+        whole_day = 86_399 if column_kind(spec, name, bound) == "date" else 0
+        last = compose("({moment} + {day})", moment=_epoch(conn, sql_of), day=whole_day)
         ceilings.append((last, what))
     # a lag cut short by the end of the data, or by a `not_after` time, is the only one allowed below `low`
-    cut = "".join(f" AND NOT ({_epoch(conn, child)} >= {last})" for last, _ in ceilings)
-    short = f"({lag} < {low} AND {_epoch(conn, child)} < {anchor - 1}{cut})"
-    source = " ".join([f'"{name}" c', *joins])
-    sql = f"SELECT count(*) FROM {source} WHERE {lag} < 0 OR {lag} > {high} OR {short}"
+    moment = _epoch(conn, child)
+    cut = Sql("".join(compose(" AND NOT ({moment} >= {last})", moment=moment, last=last) for last, _ in ceilings))
+    short = compose(
+        "({lag} < {low} AND {moment} < {anchor}{cut})",
+        lag=lag,
+        low=Literal(low),
+        moment=moment,
+        anchor=anchor - 1,
+        cut=cut,
+    )
+    source = Sql(" ".join([compose("{name} c", name=name), *joins]))
+    sql = compose(
+        "SELECT count(*) FROM {source} WHERE {lag} < 0 OR {lag} > {high} OR {short}",
+        source=source,
+        lag=lag,
+        high=Literal(high),
+        short=short,
+    )
     label = f"{name}.{column_name} after {' and '.join(what for _, what in bases)}"
     out = [_count(conn, "timestamp order", label, sql, "rows outside the lag")]
     for last, what in ceilings:
-        sql = f"SELECT count(*) FROM {source} WHERE {_epoch(conn, child)} > {last}"
+        sql = compose("SELECT count(*) FROM {source} WHERE {moment} > {last}", source=source, moment=moment, last=last)
         out.append(_count(conn, "timestamp order", f"{name}.{column_name} before {what}", sql))
     if column.via and table.columns[column.via].empty is not None:
-        sql = (
-            f'SELECT count(*) FROM "{name}" WHERE (CASE WHEN "{column.via}" IS NULL THEN 1 ELSE 0 END) <> '
-            f'(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END)'
+        sql = compose(
+            "SELECT count(*) FROM {name} WHERE (CASE WHEN {via} IS NULL THEN 1 ELSE 0 END) <> "
+            "(CASE WHEN {column} IS NULL THEN 1 ELSE 0 END)",
+            name=name,
+            via=column.via,
+            column=column_name,
         )
         out.append(_count(conn, "optional key", f"{name}.{column_name} empty where {column.via} is", sql))
     return out
 
 
-def _lifetime(conn: Output, spec: Spec, name: str, column_name: str, column: Column, join: str) -> list[Check]:
+def _lifetime(conn: Output, spec: Spec, name: str, column_name: str, column: Column, join: Sql) -> list[Check]:
     """A key's parent alive at the row's time: on or after its start (`follows`, at least `low` hours before) and
     on or before its end of validity (`until`; a date is valid all that day)."""
     at = column.at or spec.tables[name].stamp
     if at is None:
         return []
     parent = (column.ref or ".").split(".")[0]
-    moment = _epoch(conn, f'c."{at}"')
+    moment = _epoch(conn, qualified("c", at))
     if "." in at:
         hops, last = spec.path(name, *at.split(".", 1))
         alias = "c"
         for i, (_, step, other, key) in enumerate(hops):
-            join += f' JOIN "{other}" a{i} ON {alias}."{step}" = a{i}."{key}"'
+            join = compose(
+                "{join} JOIN {other} {to} ON {step} = {key}",
+                join=join,
+                other=other,
+                to=Sql(f"a{i}"),
+                step=qualified(alias, step),
+                key=qualified(f"a{i}", key),
+            )
             alias = f"a{i}"
-        moment = _epoch(conn, f'{alias}."{last}"')
+        moment = _epoch(conn, qualified(alias, last))
     out = []
     if column.follows:
         lag = (column.low or 0.0) * 3600
-        start = _epoch(conn, f'p."{column.follows}"')
-        late = f"{moment} < {start} + {lag}"
+        start = _epoch(conn, qualified("p", column.follows))
+        sql = compose(
+            "SELECT count(*) FROM {join} WHERE {moment} < {start} + {lag}",
+            join=join,
+            moment=moment,
+            start=start,
+            lag=Literal(lag),
+        )
         label = f"{name}.{at} after {parent}.{column.follows}"
-        out.append(_count(conn, "timestamp order", label, f"SELECT count(*) FROM {join} WHERE {late}"))
+        out.append(_count(conn, "timestamp order", label, sql))
     if column.until:
         day = 86_400 if column_type(spec, parent, column.until) == "date" else 0
-        end = _epoch(conn, f'p."{column.until}"')
-        expired = f"{moment} >= {end} + {day or 1}"
+        end = _epoch(conn, qualified("p", column.until))
+        sql = compose(
+            "SELECT count(*) FROM {join} WHERE {moment} >= {end} + {day}",
+            join=join,
+            moment=moment,
+            end=end,
+            day=day or 1,
+        )
         label = f"{name}.{at} before {parent}.{column.until}"
-        out.append(_count(conn, "timestamp order", label, f"SELECT count(*) FROM {join} WHERE {expired}"))
+        out.append(_count(conn, "timestamp order", label, sql))
     return out
 
 
@@ -209,22 +284,30 @@ def _empty(conn: Output, spec: Spec, name: str, column_name: str, column: Column
     """An optional key is empty where its condition holds and nowhere else, or in its share of the rows."""
     if isinstance(column.empty, str):
         label = f"{name}.{column_name} empty where {column.empty}"
-        sql = (
-            f'SELECT count(*) FROM "{name}" WHERE (CASE WHEN ({column.empty}) THEN 1 ELSE 0 END) <> '
-            f'(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END)'
+        sql = compose(
+            "SELECT count(*) FROM {name} WHERE (CASE WHEN ({empty}) THEN 1 ELSE 0 END) <> "
+            "(CASE WHEN {column} IS NULL THEN 1 ELSE 0 END)",
+            name=name,
+            empty=Sql(column.empty),
+            column=column_name,
         )
         return _count(conn, "optional key", label, sql)
     share = float(column.empty or 0)
     label = f"{name}.{column_name} empty in {share:.0%} of rows"
-    outside = _outside_events(spec, name, f'"{name}"')
-    sql = f'SELECT count(*), sum(CASE WHEN "{column_name}" IS NULL THEN 1 ELSE 0 END) FROM "{name}"{outside}'
+    outside = _outside_events(spec, name, name)
+    sql = compose(
+        "SELECT count(*), sum(CASE WHEN {column} IS NULL THEN 1 ELSE 0 END) FROM {name}{outside}",
+        column=column_name,
+        name=name,
+        outside=outside,
+    )
     n, empty = (int(v or 0) for v in conn.query(sql)[0])
     pvalue = share_pvalue(empty, n, share)
     detail = f"{empty / n if n else share:.1%} of {n} rows empty (planned {share:.0%}; p = {pvalue:.2g})"
     return Check("optional key", label, pvalue >= CHECK_ALPHA, detail + _left_out(spec, name), pvalue, CHECK_ALPHA)
 
 
-def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: str, join: str) -> Check:
+def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: str, join: Sql) -> Check:
     """The planned share of rows whose parent matches the value reached through `via`, among the rows that can
     match: a value no eligible parent holds (a city with no driver, in a small database, or none that had joined by
     a row timed by a lag) cannot be matched."""
@@ -234,19 +317,41 @@ def _match_share(conn: Output, spec: Spec, name: str, column_name: str, parent: 
     other, key = str(via.ref).split(".")
     of, share = match.get("of", match["column"]), float(match.get("share", 1.0))
     label = f"{name}: {column_name}.{match['column']} = {match['via']}.{of}"
-    eligible = f" WHERE {column.where}" if column.where else ""
-    can_match = f'o."{of}" IN (SELECT "{match["column"]}" FROM "{parent}"{eligible})'
+    eligible = Sql(" WHERE " + column.where if column.where else "")
+    matched = str(match["column"])
+    can_match = compose(
+        "{of} IN (SELECT {matched} FROM {parent}{eligible})",
+        of=qualified("o", of),
+        matched=matched,
+        parent=parent,
+        eligible=eligible,
+    )
     at = column.at or spec.tables[name].stamp
     if column.follows and at and "." not in at and spec.tables[name].columns[at].kind == "after":
         # a row timed by a lag keeps it: a value none of whose parents had started by then cannot be matched
-        start, moment = _epoch(conn, f'q."{column.follows}"'), _epoch(conn, f'c."{at}"')
-        started = f"{start} + {(column.low or 0.0) * 3600} <= {moment}"
-        where = f" AND ({column.where})" if column.where else ""
-        can_match = f'EXISTS (SELECT 1 FROM "{parent}" q WHERE q."{match["column"]}" = o."{of}" AND {started}{where})'
-    sql = (
-        f'SELECT count(*), sum(CASE WHEN p."{match["column"]}" = o."{of}" THEN 1 ELSE 0 END), '
-        f"sum(CASE WHEN {can_match} THEN 0 ELSE 1 END) FROM {join} "
-        f'JOIN "{other}" o ON c."{match["via"]}" = o."{key}"{_outside_events(spec, name, "c")}'
+        start, moment = _epoch(conn, qualified("q", column.follows)), _epoch(conn, qualified("c", at))
+        where = Sql(" AND (" + column.where + ")" if column.where else "")
+        can_match = compose(
+            "EXISTS (SELECT 1 FROM {parent} q WHERE q.{matched} = {of} AND {start} + {lag} <= {moment}{where})",
+            parent=parent,
+            matched=matched,
+            of=qualified("o", of),
+            start=start,
+            lag=Literal((column.low or 0.0) * 3600),
+            moment=moment,
+            where=where,
+        )
+    sql = compose(
+        "SELECT count(*), sum(CASE WHEN p.{matched} = {of} THEN 1 ELSE 0 END), "
+        "sum(CASE WHEN {can_match} THEN 0 ELSE 1 END) FROM {join} JOIN {other} o ON c.{via} = o.{key}{outside}",
+        matched=matched,
+        of=qualified("o", of),
+        can_match=can_match,
+        join=join,
+        other=other,
+        via=str(match["via"]),
+        key=key,
+        outside=_outside_events(spec, name, Sql("c")),
     )
     total, same, unmatchable = (int(v or 0) for v in conn.query(sql)[0])
     n = total - unmatchable
@@ -263,11 +368,18 @@ def _ranges(conn: Output, name: str, column_name: str, column: Column) -> list[C
     slack = 0.5 * 10.0 ** -(column.round or 0) if column.round is not None else 1e-9
     out = []
     for value, (low, high) in ranges["values"].items():
-        literal = f"'{value}'" if isinstance(value, str) else str(value)
-        bounds = f"'{low}' AND '{high}'" if isinstance(low, date | str) else f"{low - slack} AND {high + slack}"
-        sql = (
-            f'SELECT count(*) FROM "{name}" WHERE "{ranges["column"]}" = {literal} AND '
-            f'NOT ("{column_name}" BETWEEN {bounds})'
+        if isinstance(low, date | str):
+            bottom, top = Literal(str(low)), Literal(str(high))
+        else:
+            bottom, top = Literal(low - slack), Literal(high + slack)
+        sql = compose(
+            "SELECT count(*) FROM {name} WHERE {by} = {value} AND NOT ({column} BETWEEN {bottom} AND {top})",
+            name=name,
+            by=str(ranges["column"]),
+            value=Literal(value),
+            column=column_name,
+            bottom=bottom,
+            top=top,
         )
         out.append(_count(conn, "range", f"{name}.{column_name} for {ranges['column']} = {value}", sql))
     return out
@@ -277,24 +389,28 @@ def _bounds(conn: Output, name: str, column_name: str, column: Column) -> Check:
     """A drawn number within its `min` and `max`, as the data hold it (planted events and rules may not move it out)."""
     parts, label = [], []
     if column.min is not None:
-        parts.append(f'"{column_name}" < {column.min}')
+        parts.append(compose("{column} < {min}", column=column_name, min=Literal(column.min)))
         label.append(f">= {column.min:g}")
     if column.max is not None:
-        parts.append(f'"{column_name}" > {column.max}')
+        parts.append(compose("{column} > {max}", column=column_name, max=Literal(column.max)))
         label.append(f"<= {column.max:g}")
-    sql = f'SELECT count(*) FROM "{name}" WHERE {" OR ".join(parts)}'
+    sql = compose("SELECT count(*) FROM {name} WHERE {broken}", name=name, broken=Sql(" OR ".join(parts)))
     return _count(conn, "bounds", f"{name}.{column_name} {' and '.join(label)}", sql)
 
 
-def _outside_events(spec: Spec, table: str, alias: str) -> str:
+def _outside_events(spec: Spec, table: str, alias: str | Sql) -> Sql:
     """A WHERE clause keeping a table's rows outside the windows of the planted events that change it (empty when
     none does): planted events move shares on purpose, so shares are checked on the other rows."""
     stamp = spec.tables[table].stamp
     windows = sorted({(event.start, event.end) for event, _, _ in spec.touched(table)})
     if stamp is None or not windows:
-        return ""
-    day = f'substr(CAST({alias}."{stamp}" AS VARCHAR), 1, 10)'
-    return " WHERE " + " AND ".join(f"{day} NOT BETWEEN '{a.isoformat()}' AND '{b.isoformat()}'" for a, b in windows)
+        return Sql("")
+    day = _day(compose("{alias}.{stamp}", alias=alias, stamp=stamp))
+    outside = [
+        compose("{day} NOT BETWEEN {a} AND {b}", day=day, a=Literal(a.isoformat()), b=Literal(b.isoformat()))
+        for a, b in windows
+    ]
+    return Sql(" WHERE " + " AND ".join(outside))
 
 
 def _left_out(spec: Spec, table: str) -> str:
@@ -308,8 +424,14 @@ def _segments(conn: Output, spec: Spec) -> list[Check]:
         column = spec.tables[segment.table].columns[segment.column]
         wanted = column.values if isinstance(column.values, dict) else {v: 1.0 for v in column.values or []}
         total = sum(wanted.values())
-        outside = _outside_events(spec, segment.table, f'"{segment.table}"')
-        rows = dict(conn.query(f'SELECT "{segment.column}", count(*) FROM "{segment.table}"{outside} GROUP BY 1'))
+        outside = _outside_events(spec, segment.table, segment.table)
+        sql = compose(
+            "SELECT {column}, count(*) FROM {table}{outside} GROUP BY 1",
+            column=segment.column,
+            table=segment.table,
+            outside=outside,
+        )
+        rows = dict(conn.query(sql))
         # values read back from a database compare as text with the spec's
         counts = {str(k): int(v) for k, v in rows.items()}
         labels = list(wanted)
@@ -341,7 +463,8 @@ def _seasonality(conn: Output, spec: Spec) -> list[Check]:
             continue
         # months a planted event touches are the event's, not the season's
         planted = {d.strftime("%Y-%m") for p, _, _ in spec.touched(name) for d in days(p.start, p.end)}
-        actual = dict(conn.query(f'SELECT substr({_day(stamp)}, 1, 7), count(*) FROM "{name}" GROUP BY 1'))
+        sql = compose("SELECT substr({day}, 1, 7), count(*) FROM {name} GROUP BY 1", day=_day(stamp), name=name)
+        actual = dict(conn.query(sql))
         expected: dict[str, float] = {}
         for day, weight in zip(calendar, weights, strict=True):
             expected[day.strftime("%Y-%m")] = expected.get(day.strftime("%Y-%m"), 0.0) + weight
@@ -365,17 +488,21 @@ def _seasonality(conn: Output, spec: Spec) -> list[Check]:
     return out
 
 
-def _match(rule: Rule, value: Any, kind: str, params: list) -> str:
+def _match(rule: Rule, value: Any, kind: str, params: list) -> Sql:
     """SQL that is true when the rule's column holds `value` (a literal or {expr, round})."""
-    column = f'"{rule.column}"'
     if value is None:
-        return f"{column} IS NULL"
+        return compose("{column} IS NULL", column=rule.column)
     if isinstance(value, dict):
         digits = value.get("round")
         tolerance = 1.0 if kind == "int" else 10.0**-digits if digits is not None else 1e-6
-        return f"coalesce(abs({column} - ({value['expr']})) <= {tolerance!r}, FALSE)"
+        return compose(
+            "coalesce(abs({column} - ({expr})) <= {tolerance}, FALSE)",
+            column=rule.column,
+            expr=Sql(value["expr"]),
+            tolerance=Literal(tolerance),
+        )
     params.append(value)
-    return f"coalesce({column} = ?, FALSE)"
+    return compose("coalesce({column} = ?, FALSE)", column=rule.column)
 
 
 def _rules(conn: Output, spec: Spec) -> list[Check]:
@@ -383,10 +510,18 @@ def _rules(conn: Output, spec: Spec) -> list[Check]:
     for rule in spec.rules:
         kind = column_type(spec, rule.table, rule.column)
         params: list = []
-        branches = " ".join(f"WHEN ({c.when}) THEN {_match(rule, c.then, kind, params)}" for c in rule.branches())
-        holds = f"CASE {branches} ELSE {_match(rule, rule.otherwise, kind, params)} END"
+        branches = [
+            compose("WHEN ({when}) THEN {then}", when=Sql(c.when), then=_match(rule, c.then, kind, params))
+            for c in rule.branches()
+        ]
+        holds = compose(
+            "CASE {branches} ELSE {otherwise} END",
+            branches=Sql(" ".join(branches)),
+            otherwise=_match(rule, rule.otherwise, kind, params),
+        )
+        sql = compose("SELECT count(*) FROM {table} WHERE NOT ({holds})", table=rule.table, holds=holds)
         try:
-            broken = _scalar(conn, f'SELECT count(*) FROM "{rule.table}" WHERE NOT ({holds})', tuple(params))
+            broken = _scalar(conn, sql, tuple(params))
             out.append(Check("rule", rule.name, broken == 0, f"{int(broken)} rows break it"))
         except Exception as error:  # each engine has its own error types; the message says what is wrong
             out.append(Check("rule", rule.name, False, f"cannot be checked: {str(error).splitlines()[0]}"))
@@ -408,9 +543,11 @@ def _planted(conn: Output, spec: Spec) -> list[Check]:
     for event in spec.planted:
         row = event.cause["row"]
         cause_where = " AND ".join(
-            f'CAST("{k}" AS VARCHAR) = ?' if isinstance(v, str) else f'"{k}" = ?' for k, v in row.items()
+            compose("CAST({k} AS VARCHAR) = ?" if isinstance(v, str) else "{k} = ?", k=k) for k, v in row.items()
         )
-        cause_sql = f'SELECT count(*) FROM "{event.cause["table"]}" WHERE {cause_where}'
+        cause_sql = compose(
+            "SELECT count(*) FROM {table} WHERE {where}", table=str(event.cause["table"]), where=Sql(cause_where)
+        )
         causes = _scalar(conn, cause_sql, tuple(row.values()))
         lift = 1 + (event.factor - 1) * spec.slice_share(event)
         for table, sliced, factor in [(event.table, True, event.factor), *((t, False, lift) for t in event.propagate)]:
@@ -472,10 +609,15 @@ def _counts(
     def count(dates: list[date], only_slice: bool) -> int:
         if not dates:
             return 0
-        where = f'"{event.column}" = ? AND ' if only_slice else ""
+        where = compose("{column} = ? AND ", column=event.column) if only_slice else Sql("")
         params = (event.value,) if only_slice else ()
-        listed = ", ".join(f"'{d.isoformat()}'" for d in dates)
-        sql = f'SELECT count(*) FROM "{table}" WHERE {where}{_day(stamp)} IN ({listed})'
+        sql = compose(
+            "SELECT count(*) FROM {table} WHERE {where}{day} IN ({listed})",
+            table=table,
+            where=where,
+            day=_day(stamp),
+            listed=[Literal(d.isoformat()) for d in dates],
+        )
         return int(_scalar(conn, sql, params))
 
     during, prior = count(window, sliced), count(before, sliced)

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
+from biarena.db.sql_text import Sql, compose
 from biarena.errors import UsageError
 from biarena.synth.arrow_columns import arrow_table
 
 FORMATS = ("sqlite", "duckdb", "parquet")
 META_TABLE = "_biarena_synth"
+_META = Sql(META_TABLE)  # a plain word, written unquoted as the stored schema has always shown it
 ROWS_PER_INSERT = 64
 """Rows one INSERT statement carries into SQLite."""
 MAX_PARAMETERS = 999
@@ -72,10 +74,11 @@ def create_sql(table: TableDef, types: dict[str, str]) -> str:
     """CREATE TABLE for `table` with the engine's `types` (int/float/text/timestamp/date -> SQL type)."""
     columns = []
     for name, kind in table.types.items():
-        pk = " PRIMARY KEY" if name == table.primary_key else ""
-        ref = f" REFERENCES {table.references[name]}" if name in table.references else ""
-        columns.append(f'"{name}" {types[kind]}{pk}{ref}')
-    return f'CREATE TABLE "{table.name}" ({", ".join(columns)})'
+        # the reference is kept as `parent(key)`, as the stored schema has always shown it
+        ref = Sql(" REFERENCES " + table.references[name] if name in table.references else "")
+        key = Sql(" PRIMARY KEY" if name == table.primary_key else "")
+        columns.append(compose("{name} {type}{key}{ref}", name=name, type=Sql(types[kind]), key=key, ref=ref))
+    return compose("CREATE TABLE {name} ({columns})", name=table.name, columns=columns)
 
 
 class SqliteWriter:
@@ -115,14 +118,15 @@ class SqliteWriter:
         if whole:
             marks = ",".join([row] * per)
             flat = grid[:whole].reshape(-1, per * width).tolist()
-            self.conn.executemany(f'INSERT INTO "{table}" VALUES {marks}', flat)
+            self.conn.executemany(compose("INSERT INTO {table} VALUES {marks}", table=table, marks=Sql(marks)), flat)
         if whole < size:
-            self.conn.executemany(f'INSERT INTO "{table}" VALUES {row}', grid[whole:].tolist())
+            insert = compose("INSERT INTO {table} VALUES {row}", table=table, row=Sql(row))
+            self.conn.executemany(insert, grid[whole:].tolist())
 
     def close(self, meta: dict[str, str]) -> None:
         """Store the metadata and commit."""
-        self.conn.execute(f"CREATE TABLE {META_TABLE} (key TEXT PRIMARY KEY, value TEXT)")
-        self.conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", list(meta.items()))
+        self.conn.execute(compose("CREATE TABLE {meta} (key TEXT PRIMARY KEY, value TEXT)", meta=_META))
+        self.conn.executemany(compose("INSERT INTO {meta} VALUES (?, ?)", meta=_META), list(meta.items()))
         self.conn.execute("COMMIT")
         self.conn.close()
 
@@ -151,13 +155,13 @@ class DuckdbWriter:
         """Insert one chunk."""
         chunk = arrow_table(self.types[table], data)
         self.conn.register("_biarena_chunk", chunk)
-        self.conn.execute(f'INSERT INTO "{table}" SELECT * FROM _biarena_chunk')
+        self.conn.execute(compose("INSERT INTO {table} SELECT * FROM _biarena_chunk", table=table, dialect="duckdb"))
         self.conn.unregister("_biarena_chunk")
 
     def close(self, meta: dict[str, str]) -> None:
         """Store the metadata and commit."""
-        self.conn.execute(f"CREATE TABLE {META_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR)")
-        self.conn.executemany(f"INSERT INTO {META_TABLE} VALUES (?, ?)", list(meta.items()))
+        self.conn.execute(compose("CREATE TABLE {meta} (key VARCHAR PRIMARY KEY, value VARCHAR)", meta=_META))
+        self.conn.executemany(compose("INSERT INTO {meta} VALUES (?, ?)", meta=_META), list(meta.items()))
         self.conn.execute("COMMIT")
         self.conn.execute("CHECKPOINT")
         self.conn.close()

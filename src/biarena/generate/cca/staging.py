@@ -15,15 +15,12 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from biarena.db import Database, open_database
+from biarena.db.sql_text import Sql, compose, placeholders
 from biarena.generate.column_types import ColumnTypes
 
 _AFFINITY = {"number": "NUMERIC", "boolean": "INTEGER", "text": "TEXT", "date": "TEXT", "timestamp": "TEXT"}
 MAX_STAGED_ROWS = 1_000_000
 """Rows copied per table when the copy takes the data (`--base data`)."""
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _cell(value: object) -> object:
@@ -69,19 +66,26 @@ def stage_as_sqlite(location: str, target: Path, *, with_rows: bool) -> Path:
                 storage = types.of(table)
                 columns = list(db.sample_rows(table, 0).columns)
                 key = primary_key(db, table)
-                parts = [f"{_quote(c)} {_AFFINITY.get(storage.get(c, 'other'), '')}".rstrip() for c in columns]
+                parts = [
+                    Sql(compose("{c} {type}", c=c, type=Sql(_AFFINITY.get(storage.get(c, "other"), ""))).rstrip())
+                    for c in columns
+                ]
                 if key:
-                    parts.append(f"PRIMARY KEY ({', '.join(_quote(c) for c in key)})")
+                    parts.append(compose("PRIMARY KEY ({key})", key=list(key)))
                 for column, other, other_column in db.foreign_keys(table):
-                    referred = f" ({_quote(other_column)})" if other_column else ""
-                    parts.append(f"FOREIGN KEY ({_quote(column)}) REFERENCES {_quote(other)}{referred}")
-                writer.execute(f"CREATE TABLE {_quote(table)} ({', '.join(parts)})")
+                    referred = compose(" ({c})", c=other_column) if other_column else Sql("")
+                    parts.append(
+                        compose(
+                            "FOREIGN KEY ({c}) REFERENCES {other}{referred}", c=column, other=other, referred=referred
+                        )
+                    )
+                writer.execute(compose("CREATE TABLE {table} ({parts})", table=table, parts=parts))
                 if with_rows:
                     rows = db.sample_rows(table, MAX_STAGED_ROWS).rows
-                    marks = ", ".join("?" for _ in columns)
-                    writer.executemany(
-                        f"INSERT INTO {_quote(table)} VALUES ({marks})", [tuple(_cell(v) for v in r) for r in rows]
+                    insert = compose(
+                        "INSERT INTO {table} VALUES ({marks})", table=table, marks=placeholders(len(columns))
                     )
+                    writer.executemany(insert, [tuple(_cell(v) for v in r) for r in rows])
     finally:
         writer.close()
     return target

@@ -13,6 +13,7 @@ import sqlglot
 from sqlglot import exp
 
 from biarena.benchmarks.archive import SQLITE_HEADER
+from biarena.db.sql_text import compose, placeholders
 
 BASES = ("schema", "data")
 """What a synthetic database starts from: the source's tables without rows (the paper's), or a full copy."""
@@ -96,17 +97,13 @@ def key_maxima(path: Path) -> dict[str, Any]:
         for table in table_columns(path):
             keys = [r for r in conn.execute("SELECT name, type, pk FROM pragma_table_info(?)", (table,)) if r[2]]
             if len(keys) == 1 and "INT" in (keys[0][1] or "").upper():
-                quoted_table, quoted_key = _quote(table), _quote(keys[0][0])
-                value = conn.execute(f"SELECT max({quoted_key}) FROM {quoted_table}").fetchone()[0]
+                latest = compose("SELECT max({key}) FROM {table}", key=keys[0][0], table=table)
+                value = conn.execute(latest).fetchone()[0]
                 if value is not None:
                     found[f"{table}.{keys[0][0]}"] = value
         return found
     finally:
         conn.close()
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _literal(node: exp.Expression) -> Any:
@@ -187,10 +184,14 @@ def inject(target: Path, rows: list[RowInsert]) -> Injection:
         conn.execute("BEGIN")
         injection = Injection()
         for number, row in enumerate(rows, 1):
-            columns = ", ".join(_quote(c) for c in row.columns)
-            marks = ", ".join("?" for _ in row.values)
+            insert = compose(
+                "INSERT INTO {table} ({columns}) VALUES ({marks})",
+                table=row.table,
+                columns=list(row.columns),
+                marks=placeholders(len(row.values)),
+            )
             try:
-                conn.execute(f"INSERT INTO {_quote(row.table)} ({columns}) VALUES ({marks})", row.values)
+                conn.execute(insert, row.values)
             except sqlite3.Error as error:
                 conn.execute("ROLLBACK")
                 raise ConstructError(f"row {number} (into {row.table}): {error}") from None

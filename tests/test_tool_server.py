@@ -17,6 +17,7 @@ from biarena.agents import AgentEnv
 from biarena.agents.tool_session import ToolError, ToolLimits, ToolSession
 from biarena.benchmarks import load_benchmark
 from biarena.db import DatabasePool
+from biarena.llm.redact import remember_secret
 from biarena.records import Answer
 from tests.run_helpers import BIARENA, answers_of, make_shop
 
@@ -238,3 +239,17 @@ def test_tools_need_the_extra_and_refuse_a_bad_option(tmp_path: Path, sales_db: 
         "-o", tmp_path / "x.db",
     )  # fmt: skip
     assert bad.returncode == 2 and "max_statements" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_what_the_tools_say_back_is_redacted(session_parts: tuple[AgentEnv, Any]) -> None:
+    env, question = session_parts
+    secret = "sk-tools-4242-abcdef-secret"
+    remember_secret(secret)  # a key of the environment biarena runs in, as a system under test might quote it
+    answer = Answer(question_id=question.id, system={"agent": "x"})
+    session = ToolSession(env, question, answer)
+    said = session.call("run_query", {"sql": f"SELECT '{secret}' AS k, 'kept' AS other"})
+    assert secret not in json.dumps(said) and said["rows"][0][1] == "kept"
+    with pytest.raises(ToolError) as refused:
+        session.call("describe_table", {"table": secret})
+    assert secret not in str(refused.value)
+    assert secret not in answer.model_dump_json(include={"tool_calls"})

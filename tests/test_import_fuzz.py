@@ -59,10 +59,14 @@ def encoded(value: st.SearchStrategy) -> st.SearchStrategy[bytes]:
 
 
 def snapshot(root: Path, skip: Path) -> dict[str, str]:
-    """Every file under `root` but outside `skip`, with its checksum (links by their target)."""
+    """Every file under `root` but outside `skip`, with its checksum (links by their target). The process's own
+    scratch area for engine spill files (`biarena-sandbox-PID-*`, made once per process and removed when it exits)
+    is not the command's output: an in-process command leaves it to the test process's exit."""
     found = {}
     for path in sorted(root.rglob("*")):
         if path == skip or skip in path.parents:
+            continue
+        if any(part.startswith("biarena-sandbox-") for part in path.relative_to(root).parts):
             continue
         if path.is_symlink():
             found[str(path)] = "link:" + os.readlink(path)
@@ -192,6 +196,103 @@ def test_dbqa_door(tmp_path: Path, sales_db_template: Path, lines: list[bytes], 
     (spider / "linked" / "linked.sqlite").symlink_to(workdir / "evil.sqlite")
     (workdir / "qa.jsonl").write_bytes(b"\n".join(lines))
     args: list[str | Path] = ["import", "dbqa", workdir / "qa.jsonl", "--databases", spider, "-o", workdir / "out"]
+    check_door(workdir, workdir / "out", *args, *(["--now", now] if now is not None else []))
+
+
+csv_names = st.sampled_from(
+    [
+        *["data/notebooks/csvs/flag-1.csv"] * 6,
+        "csvs/flag-1-sysuser.csv",
+        "flag-1.csv",
+        "csvs/link.csv",
+        "csvs/folder.csv",
+        "../../evil.csv",
+        "/etc/passwd",
+        "missing.csv",
+    ]
+)
+good_csv = b"category,amount,opened_at\nHardware,335,2023-01-02 11:04:00\nSoftware,12.5,2023-01-03\n"
+csv_bodies = st.sampled_from(
+    [
+        good_csv,
+        good_csv,
+        good_csv,
+        b"\xef\xbb\xbfa,b\n1,2\n3\n4,5,6\n",
+        b"a,a,,\n1,2,3,4\n",
+        b"only_header\n",
+        b"",
+        b"\x00\xff\xfe binary",
+        b'a,b\n"unterminated,1\n',
+        b"x\n" + b"9" * 5000 + b"\n",
+        b"when\n2023-13-45\n2023-01-17 25:00\n1e400\n",
+    ]
+) | st.binary(max_size=40)
+
+
+def seldom_wrong(values: st.SearchStrategy) -> st.SearchStrategy:
+    """Plausible values, now and then anything JSON can hold (a flag has many fields: most flags stay readable)."""
+    return st.one_of(*[values] * 7, json_values)
+
+
+ib_insight = st.fixed_dictionaries(
+    {},
+    optional={
+        "insight": seldom_wrong(texts),
+        "question": seldom_wrong(texts),
+        "insight_value": json_values,
+        "data_type": seldom_wrong(st.sampled_from(["descriptive", "Diagnostic", "time_series", "??"])),
+        "actionable_insight": seldom_wrong(texts | st.fixed_dictionaries({"action": texts})),
+        "plot": seldom_wrong(st.fixed_dictionaries({"description": texts})),
+    },
+)
+ib_flag = st.fixed_dictionaries(
+    {
+        "dataset_csv_path": seldom_wrong(csv_names),
+        "metadata": seldom_wrong(
+            st.fixed_dictionaries(
+                {"goal": st.sampled_from(["Find the discrepancy.", "x"]) | seldom_wrong(texts)},
+                optional={
+                    "role": seldom_wrong(texts),
+                    "category": seldom_wrong(st.sampled_from(["Incidents Management.", "Asset Management", "x"])),
+                    "header": seldom_wrong(texts),
+                },
+            )
+        ),
+    },
+    optional={
+        "user_dataset_csv_path": seldom_wrong(csv_names),
+        "insight_list": seldom_wrong(st.lists(ib_insight, max_size=3)),
+        "insights": seldom_wrong(st.lists(texts, max_size=3)),
+        "summary": seldom_wrong(texts),
+    },
+)
+
+
+@FUZZ
+@given(
+    flags=st.lists(
+        st.one_of(*[ib_flag.map(lambda v: json.dumps(v).encode())] * 2, encoded(ib_flag)), min_size=1, max_size=2
+    ),
+    main=csv_bodies,
+    users=csv_bodies,
+    options=st.lists(st.sampled_from(["flags=1", "flags=9", "flags=x", "engine=duckdb", "engine=mysql"]), max_size=1),
+    now=st.one_of(st.none(), st.none(), nows),
+)
+def test_insightbench_door(
+    tmp_path: Path, flags: list[bytes], main: bytes, users: bytes, options: list[str], now: str | None
+) -> None:
+    workdir = fresh(tmp_path)
+    notebooks = workdir / "repo" / "data" / "notebooks"
+    (notebooks / "csvs" / "folder.csv").mkdir(parents=True)
+    for number, content in enumerate(flags, start=1):
+        (notebooks / f"flag-{number}.json").write_bytes(content)
+    (notebooks / "csvs" / "flag-1.csv").write_bytes(main)
+    (notebooks / "csvs" / "flag-1-sysuser.csv").write_bytes(users)
+    (workdir / "evil.csv").write_bytes(b"secret,1\n")
+    (notebooks / "csvs" / "link.csv").symlink_to(workdir / "evil.csv")
+    args: list[str | Path] = ["import", "insightbench", workdir / "repo", "-o", workdir / "out"]
+    for option in options:
+        args += ["-O", option]
     check_door(workdir, workdir / "out", *args, *(["--now", now] if now is not None else []))
 
 

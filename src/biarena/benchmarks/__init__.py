@@ -27,6 +27,7 @@ IMPORTERS: Registry[Callable[..., Any]] = Registry(
         "bird": "biarena.benchmarks.bird:import_bird",
         "spider": "biarena.benchmarks.spider:import_spider",
         "spider2-lite": "biarena.benchmarks.spider2_lite:import_spider2_lite",
+        "insightbench": "biarena.benchmarks.insightbench:import_insightbench",
     },
     group="biarena.importers",
 )

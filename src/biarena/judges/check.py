@@ -24,6 +24,7 @@ from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerC
 from biarena.judges.baselines import BASELINES
 from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, other_cause
 from biarena.judges.insight_truth import target_words
+from biarena.judges.insightbench_pairs import insightbench_pairs, is_insightbench
 from biarena.judges.pairwise import PairwiseJudge
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
@@ -169,8 +170,9 @@ def wilson(successes: int, trials: int) -> Rate:
 
 
 def corgi_type_label(question: Question) -> str:
-    """The corgi type label of a question."""
-    return next((label for label in question.labels if label in TYPES), "other")
+    """The corgi type label of a question (an InsightBench question's insight type)."""
+    found = next((label for label in question.labels if label in TYPES), None)
+    return found or next((label for label in question.labels if label.startswith("insightbench:")), "other")
 
 
 def candidates(questions: list[Question], judge: JudgeScorer) -> list[Question]:
@@ -287,6 +289,12 @@ def margin(results: list[PairResult], seed: int = 0) -> Margin:
     return Margin(best, found.difference, found.low, found.high, found.n)
 
 
+def _degradations(results: list[PairResult]) -> list[str]:
+    """The degradations the pairs have, corgi-synth's in their order, then others (InsightBench's) as they come."""
+    names = dict.fromkeys(r.degradation for r in results)
+    return sorted(names, key=lambda n: DEGRADATIONS.index(n) if n in DEGRADATIONS else len(DEGRADATIONS))
+
+
 def _figures(name: str, results: list[PairResult]) -> DegradationFigures:
     count = {k: sum(r.outcome == k for r in results) for k in ("higher", "tie", "lower", "failed")}
     judged = count["higher"] + count["tie"] + count["lower"]
@@ -383,7 +391,13 @@ def check_judge(
         seed=seed,
     )
     env = AgentEnv(benchmark=scoring.benchmark, databases=scoring.databases)
-    pairs = build_pairs(scoring.benchmark.questions, judge, env, count, seed)  # type: ignore[arg-type]
+    questions = scoring.benchmark.questions
+    if is_insightbench(questions):
+        pairs = insightbench_pairs(questions, getattr(judge, "applies", lambda q: True), count, seed)
+        if not pairs:
+            raise UsageError("no InsightBench insight question that this judge applies to")
+    else:
+        pairs = build_pairs(questions, judge, env, count, seed)  # type: ignore[arg-type]
     if isinstance(judge, PairwiseJudge):
         return _check_pairwise(judge, base, pairs, benchmark_name or scoring.benchmark.name, on_judged)
     goods = {p.question.id: p for p in pairs}
@@ -453,11 +467,7 @@ def check_judge(
         temperature=temperature,
         rubric_hash=rubric.hash if rubric else None,
         questions=len(goods),
-        degradations=[
-            _figures(name, [r for r in results if r.degradation == name])
-            for name in DEGRADATIONS
-            if any(r.degradation == name for r in results)
-        ],
+        degradations=[_figures(name, [r for r in results if r.degradation == name]) for name in _degradations(results)],
         overall=_figures("all", results),
         consistency=consistency,
         margin=margin(results, seed),
@@ -515,11 +525,7 @@ def _check_pairwise(
         temperature=base.temperature,
         rubric_hash=None,
         questions=len({p.question.id for p in pairs}),
-        degradations=[
-            _figures(name, [r for r in results if r.degradation == name])
-            for name in DEGRADATIONS
-            if any(r.degradation == name for r in results)
-        ],
+        degradations=[_figures(name, [r for r in results if r.degradation == name]) for name in _degradations(results)],
         overall=_figures("all", results),
         consistency=Consistency(0, 0, 0, wilson(0, 0), None),
         margin=margin(results, base.seed),

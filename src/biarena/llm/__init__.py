@@ -19,6 +19,7 @@ from biarena.llm.types import (
     ModelError,
     RetryableError,
     StructuredOutputError,
+    TokenLogprob,
     UnreachableError,
 )
 
@@ -94,6 +95,7 @@ __all__ = [
     "Provider",
     "RetryableError",
     "StructuredOutputError",
+    "TokenLogprob",
     "UnreachableError",
     "extract_json",
     "get_model",

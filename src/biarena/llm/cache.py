@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from biarena.llm.types import Completion, ToolCall
+from biarena.llm.types import Completion, TokenLogprob, ToolCall
 
 
 def cache_key(provider: str, model: str, sent: dict[str, Any], identity: dict[str, Any] | None = None) -> str:
@@ -64,6 +64,10 @@ class ResponseCache:
             finish_reason=data.get("finish_reason"),
             structured=data.get("structured"),
             tool_calls=tuple(ToolCall(**call) for call in data.get("tool_calls", ())),
+            logprobs=tuple(
+                TokenLogprob(token, logprob, tuple((text, value) for text, value in top))
+                for token, logprob, top in data.get("logprobs", ())
+            ),
         )
 
     def put(self, key: str, completion: Completion) -> None:
@@ -77,6 +81,8 @@ class ResponseCache:
         }
         if completion.tool_calls:
             fields["tool_calls"] = [asdict(call) for call in completion.tool_calls]
+        if completion.logprobs:
+            fields["logprobs"] = [[t.token, t.logprob, [list(pair) for pair in t.top]] for t in completion.logprobs]
         body = json.dumps(fields)
         with self._lock:
             self._conn.execute("INSERT OR REPLACE INTO completions VALUES (?, ?)", (key, body))

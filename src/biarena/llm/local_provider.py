@@ -198,7 +198,9 @@ class LocalProvider:
                 if forced and forced not in tool_names(tools):
                     raise InvalidRequestError(f"tool_choice names '{forced}', which is not one of the tools")
                 kwargs["response_format"] = {"type": "json_object", "schema": forced_call_schema(tools, forced)}
-        if self.draft:
+        if request.logprobs:
+            kwargs["top_logprobs"] = request.logprobs
+        elif self.draft:
             # a drafted batch's logits may differ from a single token's in the last bits, which can flip a near-tie:
             # replies drafted are cached apart from plain ones (and plain ones keep the key they always had)
             kwargs["draft"] = self.draft
@@ -208,9 +210,15 @@ class LocalProvider:
         """Generate a reply in-process."""
         kwargs = self.request_payload(request)
         kwargs.pop("draft", None)
+        top = kwargs.pop("top_logprobs", None)
         with self._lock, machine_turn(self.path):
             llama = self.llama
-            llama.draft = self.draft  # the loaded model is shared by providers that may draft differently
+            # the loaded model is shared by providers that may draft differently; a reply whose log-probabilities are
+            # read is not drafted, so each place of it is sampled once
+            llama.draft = 0 if top else self.draft
+            recorder = _recorder(llama, top) if top else None
+            if recorder is not None:
+                kwargs["logits_processor"] = [recorder]
             try:
                 with writing_notices(llama):
                     response = llama.create_chat_completion(**kwargs)
@@ -233,4 +241,13 @@ class LocalProvider:
             completion_tokens=usage.get("completion_tokens", 0),
             finish_reason="tool_calls" if calls and finish == "stop" else finish,
             tool_calls=calls,
+            logprobs=recorder.tokens(text) if recorder is not None and not calls else (),
         )
+
+
+def _recorder(llama: Any, top: int) -> Any:
+    """A logits processor that keeps the reply's log-probabilities (llama.cpp's own need the whole context's
+    logits kept)."""
+    from biarena.llm.logprob_recorder import LogprobRecorder
+
+    return LogprobRecorder(llama, top)

@@ -18,10 +18,10 @@ _INSTANCES = itertools.count(1)
 class MockProvider:
     """Replies from a script, in order (the last one repeats), or from a function of the request.
 
-    A reply is text, a Completion (to script a finish reason or tool calls), an exception to raise, or a function of
-    the request returning either (it may raise, e.g. to reject a structured-output level). Like a real model, a text
-    reply ends before the first of the request's stop sequences. A script file (`-M script=FILE.yaml`,
-    `biarena.llm.mock_script`) is such a function: each conversation follows it on its own.
+    A reply is text, a Completion (to script a finish reason, tool calls or log-probabilities), an exception to
+    raise, or a function of the request returning either (it may raise, e.g. to reject a structured-output level).
+    Like a real model, a text reply ends before the first of the request's stop sequences. A script file
+    (`-M script=FILE.yaml`, `biarena.llm.mock_script`) is such a function: each conversation follows it on its own.
     """
 
     name = "mock"
@@ -56,6 +56,7 @@ class MockProvider:
         """What the script is asked: the request's fields (and which script file answers)."""
         fields = request.fields()
         return {**fields, "script": self.script_digest} if self.script_digest else fields
+
     def complete(self, request: ChatRequest) -> Completion:
         """Return the next scripted reply; a scripted exception is raised instead."""
         with self._lock:
@@ -68,7 +69,11 @@ class MockProvider:
             reply = reply(request)
         prompt = sum(len(message[1].split()) for message in request.messages)
         if isinstance(reply, Completion):
-            return replace(reply, prompt_tokens=reply.prompt_tokens or prompt)
+            # like a server, a scripted reply's log-probabilities are given only when asked for, as many as asked
+            logprobs = tuple(
+                replace(token, top=token.top[: request.logprobs]) for token in reply.logprobs if request.logprobs
+            )
+            return replace(reply, prompt_tokens=reply.prompt_tokens or prompt, logprobs=logprobs)
         cut = min((i for i in (reply.find(stop) for stop in request.stop) if i >= 0), default=-1)
         if cut >= 0:
             reply = reply[:cut]

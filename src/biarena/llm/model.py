@@ -327,14 +327,22 @@ class Model:
         stop: tuple[str, ...] = (),
         json_attempts: int = 2,
         seed: int | None = 0,
+        logprobs: int | None = None,
     ) -> Completion:
         """Chat; with `schema`, the reply is parsed and validated, and asked again (with what was wrong) if invalid.
 
         A reply that is still invalid raises StructuredOutputError carrying the raw replies. `seed` tells samples at
-        a temperature apart (and keeps each one reproducible and cached).
+        a temperature apart (and keeps each one reproducible and cached). `logprobs` asks for that many likeliest
+        tokens in each place of the reply (`Completion.logprobs`, where the endpoint gives them).
         """
         asked = ChatRequest.make(
-            messages, temperature=temperature, max_tokens=max_tokens, schema=schema, stop=stop, seed=seed
+            messages,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            schema=schema,
+            stop=stop,
+            seed=seed,
+            logprobs=logprobs,
         )
         request = self.sampled(asked)
         completion = self.complete(request)

@@ -11,7 +11,7 @@ from typing import Any
 from biarena.errors import UsageError
 from biarena.llm.model_options import ModelOptions, OpenAIModel
 from biarena.llm.notices import Notice, notify
-from biarena.llm.openai_stream import streamed_completion
+from biarena.llm.openai_stream import read_logprobs, streamed_completion
 from biarena.llm.redact import redact_headers, redact_reply, redact_text, redact_url, remember_secret
 from biarena.llm.types import (
     ChatRequest,
@@ -52,6 +52,8 @@ _FORMAT = re.compile(r"response_format|json_schema|json_object|schema|structured
 # A refusal of `stream_options` (servers that stream but know no usage option), and of streaming itself.
 _STREAM_OPTIONS = re.compile(r"stream_options|include_usage", re.IGNORECASE)
 _STREAM = re.compile(r"\bstream", re.IGNORECASE)
+# A refusal of log-probabilities (servers that give none).
+_LOGPROBS = re.compile(r"logprob", re.IGNORECASE)
 
 
 def _fallback(way: str, message: str) -> str | None:
@@ -186,6 +188,8 @@ class OpenAIProvider:
         self._way = "usage"
         """How replies are carried: `usage` (streamed with token counts), `stream` (the server refused
         stream_options), `plain` (it refused streaming, or counts tokens only in plain replies)."""
+        self._logprobs = True
+        """Whether log-probabilities are asked for when a request wants them (False once the server refused them)."""
         self._counts_known = False
         """Whether a plain reply was asked once to see if the server counts tokens where its streamed ones had none."""
         # retries are ours (counted and logged the same way for every provider); the key is sent with each call
@@ -247,6 +251,9 @@ class OpenAIProvider:
         fmt = response_format(request.structured, schema) if schema is not None else None
         if fmt is not None:
             body["response_format"] = fmt
+        if request.logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = request.logprobs
         return body
 
     def request_payload(self, request: ChatRequest) -> dict[str, Any]:
@@ -267,11 +274,19 @@ class OpenAIProvider:
         A server whose streamed reply counts no tokens is asked the same once more without streaming: when that
         reply counts them, replies are no longer streamed; either way the plain reply is the one returned."""
         body = self._body(request)
+        if not self._logprobs:
+            body = _without_logprobs(body)
         while True:
             way = self._way
             try:
                 completion = self._ask(body, way)
             except InvalidRequestError as error:
+                if "logprobs" in body and _LOGPROBS.search(str(error)):
+                    # the reply is worth having without them: the caller reads a reply without log-probabilities
+                    self._logprobs = False
+                    body = _without_logprobs(body)
+                    notify(Notice("note", f"{self.endpoint}: the server gives no log-probabilities; asked without"))
+                    continue
                 fallback = _fallback(way, str(error))
                 if fallback is None:
                     raise
@@ -334,6 +349,7 @@ class OpenAIProvider:
             prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             finish_reason=getattr(choice, "finish_reason", None),
+            logprobs=read_logprobs(getattr(choice, "logprobs", None)) if choice else (),
         )
 
     def answers(self) -> bool:
@@ -367,6 +383,10 @@ class OpenAIProvider:
         if entry is None:
             return None
         return stable_entry(entry)
+
+
+def _without_logprobs(body: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if key not in ("logprobs", "top_logprobs")}
 
 
 def stable_entry(entry: dict[str, Any], now: float | None = None) -> dict[str, Any]:

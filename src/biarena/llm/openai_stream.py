@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from biarena.llm.redact import redact_reply
-from biarena.llm.types import Completion, RetryableError, UnreachableError
+from biarena.llm.types import Completion, RetryableError, TokenLogprob, UnreachableError
 from biarena.llm.writing_notices import Tally
 
 
@@ -28,6 +28,7 @@ def streamed_completion(stream: Any, tally: Tally) -> Completion:
     if "text/event-stream" not in response.headers.get("content-type", ""):
         return plain_completion(_read(response))
     parts: list[str] = []
+    logprobs: list[TokenLogprob] = []
     finish: str | None = None
     usage: Any = None
     for chunk in _chunks(stream):
@@ -42,6 +43,7 @@ def streamed_completion(stream: Any, tally: Tally) -> Completion:
         thinking = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None) if delta else None
         if content:
             parts.append(content)
+        logprobs += read_logprobs(getattr(choice, "logprobs", None))
         if content or thinking:
             counted = getattr(chunk_usage, "completion_tokens", None) if chunk_usage is not None else None
             tally.add(exact=counted if isinstance(counted, int) and counted > 0 else None)
@@ -54,7 +56,30 @@ def streamed_completion(stream: Any, tally: Tally) -> Completion:
         prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
         completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
         finish_reason=finish,
+        logprobs=tuple(logprobs),
     )
+
+
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+def read_logprobs(logprobs: Any) -> tuple[TokenLogprob, ...]:
+    """The tokens of a choice's `logprobs` (its `content` list, as the SDK's objects or as JSON), () when it has
+    none."""
+    content = _field(logprobs, "content") if logprobs is not None else None
+    read: list[TokenLogprob] = []
+    for entry in content if isinstance(content, list) else ():
+        token, logprob = _field(entry, "token"), _field(entry, "logprob")
+        if not isinstance(token, str):
+            continue
+        top = tuple(
+            (str(_field(alt, "token")), float(_field(alt, "logprob")))
+            for alt in _field(entry, "top_logprobs") or ()
+            if isinstance(_field(alt, "token"), str) and isinstance(_field(alt, "logprob"), int | float)
+        )
+        read.append(TokenLogprob(token, float(logprob) if isinstance(logprob, int | float) else None, top))
+    return tuple(read)
 
 
 def plain_completion(data: Any) -> Completion:
@@ -70,6 +95,7 @@ def plain_completion(data: Any) -> Completion:
         prompt_tokens=usage.get("prompt_tokens") or 0,
         completion_tokens=usage.get("completion_tokens") or 0,
         finish_reason=choice.get("finish_reason"),
+        logprobs=read_logprobs(choice.get("logprobs")),
     )
 
 

@@ -29,6 +29,19 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class TokenLogprob:
+    """One token of a reply with its log-probability and the likeliest tokens in its place (an entry of OpenAI's
+    `logprobs.content`)."""
+
+    token: str
+    """The token's text."""
+    logprob: float | None
+    """Its natural log-probability (None when the provider does not know which token it was)."""
+    top: tuple[tuple[str, float], ...] = ()
+    """The likeliest tokens in its place, each (text, log-probability), likeliest first."""
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     """One chat completion request from an agent or judge; the provider adds what the model's options set, and the
     cache key is made of what it sends."""
@@ -51,6 +64,9 @@ class ChatRequest:
     tool_choice: str | None = None
     """Whether the model must call one (OpenAI's `tool_choice`, serialized: "auto", "none", "required" or one
     function); None: auto when there are tools."""
+    logprobs: int | None = None
+    """The likeliest tokens to report in each place of the reply, with their log-probabilities (OpenAI's
+    `top_logprobs`); None asks for none."""
 
     @classmethod
     def make(
@@ -64,9 +80,10 @@ class ChatRequest:
         stop: tuple[str, ...] = (),
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
+        logprobs: int | None = None,
     ) -> "ChatRequest":
-        """Build a request from plain messages (or a tool loop's), an optional schema dict, and the tools the model
-        may call."""
+        """Build a request from plain messages (or a tool loop's), an optional schema dict, the tools the model may
+        call, and how many likeliest tokens to report in each place of the reply."""
         return cls(
             messages=tuple(_message_tuple(m) for m in messages),
             temperature=temperature,
@@ -78,6 +95,7 @@ class ChatRequest:
             stop=stop,
             tools=json.dumps(tools, ensure_ascii=False) if tools else None,
             tool_choice=json.dumps(tool_choice) if tool_choice is not None and tools else None,
+            logprobs=logprobs,
         )
 
     def fields(self) -> dict[str, Any]:
@@ -85,7 +103,7 @@ class ChatRequest:
         its own, the mock, is asked)."""
         fields = asdict(self)
         fields.pop("structured")
-        for name in ("tools", "tool_choice"):  # a request without tools keeps the fields (and cache key) it had
+        for name in ("tools", "tool_choice", "logprobs"):  # a request without them keeps its fields and cache key
             if fields[name] is None:
                 fields.pop(name)
         return fields
@@ -148,6 +166,9 @@ class Completion:
     """The completions of those rejected replies, so their calls and tokens are counted too."""
     tool_calls: tuple[ToolCall, ...] = ()
     """The functions the model asks to run, when the request offered tools (the finish reason is `tool_calls`)."""
+    logprobs: tuple[TokenLogprob, ...] = ()
+    """Each token of the reply with its log-probability and the likeliest tokens in its place, when the request asked
+    for them and the endpoint gives them."""
 
 
 class ModelError(Exception):

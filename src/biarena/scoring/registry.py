@@ -28,6 +28,9 @@ SCORERS: Registry[type[Scorer]] = Registry(
         "interaction": lazy("biarena.judges.interaction:InteractionJudge"),
         "faithfulness": lazy("biarena.judges.faithfulness:FaithfulnessJudge"),
         "insight": lazy("biarena.judges.insight:InsightJudge"),
+        "insight_rouge": lazy("biarena.judges.insight_rouge:InsightRougeScorer"),
+        "insight_values": lazy("biarena.judges.insight_values:InsightValuesJudge"),
+        "insight_match": lazy("biarena.judges.insight_match:InsightMatchJudge"),
     },
     group="biarena.scorers",
 )

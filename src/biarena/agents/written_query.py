@@ -7,6 +7,8 @@ import sqlglot
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
+from biarena.db.dialect import dialects
+
 
 @dataclass(frozen=True)
 class WrittenQuery:
@@ -22,9 +24,10 @@ _SQL_START = re.compile(
     r"VALUES|SHOW|DESCRIBE|REPLACE|MERGE|TRUNCATE|ATTACH|DETACH|GRANT|TABLE)\b",
     re.I | re.S,
 )
-_SQL_ENGINES = {
-    "bigquery", "clickhouse", "databricks", "duckdb", "hive", "mariadb", "oracle", "postgres", "presto",
-    "redshift", "snowflake", "spark", "sqlite", "sqlite3", "trino",
+# Fence tags of SQL engines biarena has no dialect for (a name holding "sql" is SQL already).
+_OTHER_SQL_ENGINES = {
+    "bigquery", "clickhouse", "databricks", "hive", "mariadb", "oracle", "presto", "redshift", "snowflake", "spark",
+    "trino",
 }  # fmt: skip
 # "Query 1: ...", "**Query 2**: ...", "### Query 3 - ...", "1. **SQL Query 4** – ...", "SQL 5) ..."
 _QUERY_HEADER = re.compile(
@@ -59,7 +62,7 @@ class _Block:
 
 def _is_sql_tag(tag: str) -> bool:
     tag = tag.lower()
-    return "sql" in tag or tag in _SQL_ENGINES
+    return "sql" in tag or tag in _OTHER_SQL_ENGINES or tag in {found.name for found in dialects()}
 
 
 def _fenced_blocks(text: str) -> list[_Block]:

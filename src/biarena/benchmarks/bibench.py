@@ -12,12 +12,12 @@ from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_json, text_field
 from biarena.benchmarks.paths import confined, regular_file
 from biarena.benchmarks.shown import shown
+from biarena.db.dialect import file_engine_by_magic, file_engines
 from biarena.errors import FormatError, NotFoundError, UsageError
 from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
 
 FIELDS = ("Query ID", "Natural Language Query", "Category", "Table(s) Used", "Domain", "Complexity")
-_FILE_SCHEMES = ("sqlite", "duckdb")
 
 
 class BIBenchOptions(ImportOptions):
@@ -124,7 +124,7 @@ def _database_refs(databases: dict[str, str], domains: set[str]) -> dict[str, Da
 def _database_ref(name: str, location: str) -> DatabaseRef:
     where = f"databases {shown(name)}={shown(location)}"
     scheme = location.split("://", 1)[0].split("+", 1)[0].lower() if "://" in location else None
-    if scheme is not None and scheme not in _FILE_SCHEMES:
+    if scheme is not None and scheme not in file_engines():
         return DatabaseRef(url=location)
     file_path = Path(location.split(":///", 1)[1] if scheme else location)
     source = regular_file(file_path, where).resolve()
@@ -132,6 +132,6 @@ def _database_ref(name: str, location: str) -> DatabaseRef:
         head = handle.read(16)
     if head.startswith(SQLITE_HEADER):
         return DatabaseRef(path=str(check_sqlite(source, where)), dialect="sqlite")
-    if head[8:12] == b"DUCK":
-        return DatabaseRef(path=str(source), dialect="duckdb")
+    if (engine := file_engine_by_magic(head)) is not None:
+        return DatabaseRef(path=str(source), dialect=engine)
     raise FormatError(f"{where}: not an SQLite or DuckDB database")

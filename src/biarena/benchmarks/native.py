@@ -11,14 +11,13 @@ from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.paths import inside, regular_file, safe_file_name
 from biarena.benchmarks.shown import shown
 from biarena.benchmarks.staging import staged_directory
+from biarena.db.dialect import file_engines, file_suffixes
 from biarena.errors import BiarenaError, FormatError, NotFoundError
 from biarena.records import Benchmark, DatabaseRef, Question
 from biarena.yaml_model import field_errors, read_yaml
 
 BENCHMARK_FILE = "benchmark.yaml"
 QUESTIONS_FILE = "questions.jsonl"
-_FILE_URL_SCHEMES = ("sqlite", "duckdb")
-_DB_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".duckdb", ".ddb")
 
 
 def load_benchmark(directory: str | Path, *, check_files: bool = True) -> Benchmark:
@@ -44,7 +43,7 @@ def load_benchmark(directory: str | Path, *, check_files: bool = True) -> Benchm
         where = f"{head_path}: database '{shown(name)}'"
         if ref.url:
             scheme = ref.url.split(":", 1)[0].split("+", 1)[0].lower()
-            if scheme in _FILE_URL_SCHEMES:
+            if scheme in file_engines():
                 raise FormatError(f"{where}: url '{shown(ref.url)}' names a file; give it as 'path' inside {root}")
             continue
         location = inside(root, ref.path or "", f"{where}: path")
@@ -153,7 +152,7 @@ def _write(benchmark: Benchmark, staging: Path) -> None:
             head = handle.read(16)
         if not head.startswith(SQLITE_HEADER) and head[8:12] != b"DUCK":
             raise FormatError(f"database '{shown(name)}': {source} is not an SQLite or DuckDB database")
-        suffix = source.suffix.lower() if source.suffix.lower() in _DB_SUFFIXES else ".sqlite"
+        suffix = source.suffix.lower() if source.suffix.lower() in file_suffixes() else ".sqlite"
         relative = Path("databases") / safe_file_name(name, suffix, taken)
         (staging / "databases").mkdir(exist_ok=True)
         shutil.copyfile(source, staging / relative)

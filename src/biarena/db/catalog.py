@@ -11,102 +11,11 @@ function allow-list.
 """
 
 import re
-from dataclasses import dataclass
 
 from sqlglot import exp
 
-from biarena.db.allowed_functions import allowed_functions
-
-# The standard views that show the benchmark's schemas, tables, columns, views, keys and constraints.
-_DESCRIBING_VIEWS = """
-    schemata tables views columns
-    table_constraints key_column_usage referential_constraints check_constraints
-    constraint_column_usage constraint_table_usage
-"""
-
-
-def _names(*groups: str) -> frozenset[str]:
-    return frozenset(name for group in groups for name in group.split())
-
-
-@dataclass(frozen=True)
-class CatalogRules:
-    """What one engine lets a query read of its own catalog."""
-
-    engine: str
-    """The engine's name, for messages."""
-    described_by: frozenset[str]
-    """The information_schema views a query may read: those that describe the benchmark's tables."""
-    closed_schemas: frozenset[str] = frozenset()
-    """Schemas (or databases) of the engine's own that a query may not name."""
-    closed_schema_prefix: str | None = None
-    """Every schema whose name starts with this is the engine's own."""
-    closed_prefixes: tuple[str, ...] = ()
-    """Relation names starting with one of these are the engine's own (unless in `open_names`)."""
-    closed_names: frozenset[str] = frozenset()
-    """Relation names of the engine's own that a query may not read."""
-    open_names: frozenset[str] = frozenset()
-    """Names with a closed prefix that describe the benchmark all the same."""
-    resolves_qualified: bool = True
-    """True when a schema-qualified name still finds the engine's own relation (DuckDB's `main.duckdb_databases`)."""
-    server: bool = True
-    """True for a server: its current role, database and settings are not the benchmark's."""
-
-
-# Each information_schema view was read on PostgreSQL 15 as the read-only role. Allowed: those listing the schemas,
-# tables, columns, views and key columns the role may use (table_constraints, referential_constraints,
-# check_constraints and the *_usage views show only tables the role owns or may write: empty for it).
-# Refused: roles and privileges (enabled_roles, applicable_roles, *_privileges, role_*_grants), routines and
-# parameters (the server's thousands of functions), server facts (sql_implementation_info holds its version,
-# character_sets its encoding, collations), foreign servers, user mappings, and the rest, which describe nothing
-# a question needs.
-POSTGRES = CatalogRules(
-    engine="PostgreSQL",
-    described_by=_names(_DESCRIBING_VIEWS, "view_table_usage view_column_usage"),
-    # pg_catalog, pg_toast, pg_temp_N, pg_toast_temp_N: no user schema may start with pg_.
-    closed_schema_prefix="pg_",
-    # An unqualified name is looked up in pg_catalog before the search path, and every relation there starts
-    # with pg_; a benchmark table of such a name is reached as public.pg_...
-    closed_prefixes=("pg_",),
-    resolves_qualified=False,
-)
-
-# DuckDB's own views are found unqualified and under main (system.main): duckdb_databases shows the file's path,
-# duckdb_logs its log, pg_catalog.pg_settings its settings. sqlite_master and information_schema (but for
-# character_sets) describe the tables.
-DUCKDB = CatalogRules(
-    engine="DuckDB",
-    described_by=_names(_DESCRIBING_VIEWS),
-    closed_schemas=frozenset({"pg_catalog"}),
-    closed_prefixes=("duckdb_", "pg_", "pragma_"),
-    server=False,
-)
-
-# sqlite_master (sqlite_schema) holds the benchmark's own DDL. The pragma tables may be read without parentheses
-# (`FROM pragma_database_list` shows the file's path); those that describe tables are allowed, as functions too.
-# dbstat shows the file's pages, sqlite_stmt the statements prepared on the connection (other queries' text).
-SQLITE = CatalogRules(
-    engine="SQLite",
-    described_by=frozenset(),
-    closed_prefixes=("pragma_",),
-    closed_names=frozenset({"dbstat", "sqlite_stmt", "sqlite_dbpage"}),
-    open_names=frozenset(name for name in allowed_functions("sqlite") if name.startswith("pragma_")),
-    server=False,
-)
-
-# MySQL's information_schema.views names each view's definer (an account and host): not allowed.
-MYSQL = CatalogRules(
-    engine="MySQL",
-    described_by=(_names(_DESCRIBING_VIEWS) - {"views"}) | {"statistics"},
-    closed_schemas=frozenset({"mysql", "performance_schema", "sys"}),
-    resolves_qualified=False,
-)
-
-DEFAULT = CatalogRules(engine="the engine", described_by=_names(_DESCRIBING_VIEWS), resolves_qualified=False)
-"""For an engine without rules of its own: information_schema's describing views; server values refused."""
-
-CATALOG_RULES: dict[str, CatalogRules] = {"postgres": POSTGRES, "duckdb": DUCKDB, "sqlite": SQLITE, "mysql": MYSQL}
-"""Catalog rules per sqlglot dialect."""
+from biarena.db.catalog_rules import CatalogRules
+from biarena.db.dialect import dialect_of
 
 # PostgreSQL's object identifier types: a cast to one looks a name (or number) up in the catalog.
 _REG_CAST = re.compile(r"\breg(class|collation|config|dictionary|namespace|oper|operator|proc|procedure|role|type)\b")
@@ -137,7 +46,7 @@ _BARE_SERVER_WORDS = frozenset({"user", "current_role", "current_user", "session
 
 def catalog_rules(dialect: str) -> CatalogRules:
     """The catalog rules for queries in `dialect`."""
-    return CATALOG_RULES.get(dialect, DEFAULT)
+    return dialect_of(dialect).catalog
 
 
 def relation_problem(dialect: str, name: str, qualifiers: tuple[str, ...] = ()) -> str | None:

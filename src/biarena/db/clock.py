@@ -26,10 +26,11 @@ from biarena.db.clock_names import (
     TODAY_FUNCTIONS,
 )
 from biarena.db.clock_strings import CLOCK_WORD, anchored_string, cast_target, clock_string_action, refusal
+from biarena.db.dialect import dialect_of
 from biarena.db.errors import SqlRejected
 
-# Engines with PostgreSQL's one-argument age(x): the time from x to today's midnight.
-_AGE_DIALECTS = frozenset({"postgres", "duckdb", "redshift", "materialize", "risingwave"})
+# Dialects with PostgreSQL's one-argument age(x) but no engine here: the time from x to today's midnight.
+_AGE_DIALECTS = frozenset({"redshift", "materialize", "risingwave"})
 
 
 def _empty_call_classes() -> tuple[type, ...]:
@@ -85,7 +86,7 @@ def _age_edit(node: exp.Anonymous, now: datetime, dialect: str) -> Edit | None:
     """age(x) is the time from x to today's midnight: age(anchor's midnight, x). DuckDB also reads `x.age()` so."""
     site = _site(node)
     arguments = node.expressions
-    if site is not node and dialect == "duckdb":
+    if site is not node and dialect_of(dialect).method_calls:
         if len(arguments) == 1:  # `s.age(x)`: age(x) when s is a schema, age(s, x) when it is a value
             raise SqlRejected("a qualified age() call may read the clock: write age(a, b) with both arguments")
         if arguments:
@@ -134,7 +135,7 @@ def _call_edit(node: exp.Anonymous, now: datetime, dialect: str) -> Edit | None:
         if name == "strftime" and len(node.expressions) == 1:  # strftime(format) formats the current time
             return node, lambda: exp.Anonymous(this="STRFTIME", expressions=[node.expressions[0].copy(), _stamp(now)])
         return None
-    if name == "age" and dialect in _AGE_DIALECTS:
+    if name == "age" and (dialect in _AGE_DIALECTS or dialect_of(dialect).age_from_today):
         return _age_edit(node, now, dialect)
     return None
 
@@ -146,7 +147,7 @@ def _string_edit(node: exp.Literal, now: datetime, dialect: str) -> Edit | None:
         if text.lower() == "now" and _is_sqlite_time_value(node):
             return node, lambda: _stamp(now)
         return None
-    if dialect in ("postgres", "duckdb"):
+    if dialect_of(dialect).clock_strings:
         if CLOCK_WORD.search(text) is None:
             return None
         action = clock_string_action(node, dialect)

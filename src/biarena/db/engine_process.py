@@ -27,6 +27,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from biarena.db.dialect import dialect_of
 from biarena.db.engine_serve import HEADER, PROBLEMS, send_message
 from biarena.db.errors import SqlError, SqlTimeout, SqlTooLarge
 from biarena.db.limits import GIB, MIB, format_size
@@ -58,9 +59,6 @@ MAX_PROCESSES = 8
 """Engine processes kept running at once, across databases: starting another stops the one idle longest (its
 database starts a new one on its next statement). Spider or BIRD reach hundreds of databases."""
 
-ENGINE_NAMES = {"duckdb": "DuckDB", "sqlite": "SQLite"}
-"""Each engine's name in messages."""
-
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _READ_CHUNK = 1 << 20
 _FIRST_READ = 1 << 16
@@ -85,7 +83,7 @@ serve()
 class EngineProcess:
     """One engine process for one database file: started on first use, killed past its memory or time limit.
 
-    `engine` names the engine's side in engine_serve.ENGINES; `options` are what it opens the file with. The
+    `engine` names an engine whose dialect names the module serving it; `options` are what it opens the file with. The
     process's data segment is limited to the memory limit plus `data_margin`, and its memory is read while a
     statement runs, every `poll_seconds` near the cap (see GROWTH_PER_SECOND).
     """
@@ -130,7 +128,8 @@ class EngineProcess:
     @property
     def label(self) -> str:
         """The engine's name, for messages."""
-        return ENGINE_NAMES.get(self.engine, self.engine)
+        found = dialect_of(self.engine)
+        return found.label if found.name == self.engine else self.engine
 
     def request(self, message: tuple, timeout: float, grace: float = 0.0) -> Any:
         """Send `message` and return the reply's value; raise the failure it names, SqlTimeout or SqlTooLarge.
@@ -204,7 +203,7 @@ class EngineProcess:
         poller.register(process.stdout.fileno(), select.POLLIN | select.POLLHUP)
         self._process, self._statm, self._stat, self._poller, self.temp_directory = process, statm, stat, poller, temp
         self._stop = weakref.finalize(self, _shutdown, process, (statm, stat), temp)
-        opening = ("open", self.engine, str(self.path), self.options, str(temp), self.data_limit)
+        opening = ("open", dialect_of(self.engine).serve, str(self.path), self.options, str(temp), self.data_limit)
         send_message(process.stdin, opening)
         try:
             kind, value = self._receive(time.monotonic() + START_SECONDS, START_SECONDS)

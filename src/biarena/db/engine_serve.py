@@ -26,9 +26,6 @@ PROBLEMS: dict[str, type[SqlProblem]] = {c.__name__: c for c in (SqlError, SqlRe
 
 _JOINED = 1 << 16
 
-ENGINES = {"duckdb": "biarena.db.duckdb_serve", "sqlite": "biarena.db.sqlite_serve"}
-"""The module that opens each engine in the engine process: its `open_engine(path, options, temp_directory)`."""
-
 
 class ServedEngine(Protocol):
     """One open database in the engine process."""
@@ -110,14 +107,14 @@ def serve() -> None:
     os.dup2(quiet, 1)
     watcher = threading.Thread(target=_leave_with_parent, args=(os.getppid(),), daemon=True)
     watcher.start()
-    _, name, path, options, temp_directory, data_limit = read_message(requests)
+    _, module, path, options, temp_directory, data_limit = read_message(requests)
     if data_limit:
         # A second bound beside the parent's watch: an allocation past it fails at once, however fast it grows.
         hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
         limit = data_limit if hard == resource.RLIM_INFINITY else min(data_limit, hard)
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     try:
-        engine: ServedEngine = importlib.import_module(ENGINES[name]).open_engine(path, options, temp_directory)
+        engine: ServedEngine = importlib.import_module(module).open_engine(path, options, temp_directory)
     except Exception as error:
         send_message(replies, ("NotFound", _first_line(error)))
         return

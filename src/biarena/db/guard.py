@@ -1,6 +1,5 @@
 """Parser-based statement check: one read statement, every function on the engine's allow-list, no catalog read."""
 
-import re
 from functools import cache
 
 from sqlglot import exp
@@ -9,6 +8,7 @@ from sqlglot.errors import SqlglotError
 
 from biarena.db.allowed_functions import allowed_functions
 from biarena.db.catalog import SERVER_VALUES, catalog_problem, server_value_problem
+from biarena.db.dialect import dialect_of
 from biarena.db.errors import SqlRejected
 from biarena.db.value_size import size_problem
 
@@ -62,12 +62,6 @@ _WRITE_NODES: tuple[type[exp.Expression], ...] = tuple(
 _OUTSIDE_FUNCTIONS: tuple[type[exp.Expression], ...] = tuple(
     getattr(exp, name) for name in ("ReadCSV", "ReadParquet", "ToFile", "NextValueFor") if hasattr(exp, name)
 )
-
-# Schemas whose functions are the engine's own; a call qualified with any other schema may be user code.
-_BUILTIN_SCHEMAS = {"postgres": frozenset({"pg_catalog"}), "sqlite": frozenset({"main"})}
-
-# DuckDB reads a file named in FROM ('data.csv', '/tmp/x.parquet'); such a name is never a table here.
-_FILE_LIKE = re.compile(r"[/\\]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx|arrow|db|sqlite|duckdb)$", re.I)
 
 # The name a function was written with, kept by the parser on typed function nodes.
 _NAME_KEY = "biarena_written_name"
@@ -137,9 +131,10 @@ def _function_problem(node: exp.Func, dialect: str, max_cell_bytes: int | None) 
     if name not in allowed_functions(dialect):
         return f"function {name}() is not allowed"
     qualifier = _qualifier(node)
-    if qualifier is not None and dialect in _BUILTIN_SCHEMAS and qualifier not in _BUILTIN_SCHEMAS[dialect]:
+    own = dialect_of(dialect)
+    if qualifier is not None and own.builtin_schemas is not None and qualifier not in own.builtin_schemas:
         return f"function {qualifier}.{name}() is not allowed: only the engine's own functions may be called"
-    if max_cell_bytes is not None and dialect != "sqlite":
+    if max_cell_bytes is not None and not own.bounds_own_values:
         return size_problem(node, name, dialect, max_cell_bytes)
     return None
 
@@ -147,7 +142,8 @@ def _function_problem(node: exp.Func, dialect: str, max_cell_bytes: int | None) 
 def _table_problem(node: exp.Table, dialect: str) -> str | None:
     if isinstance(node.this, exp.Literal):
         return "a string in FROM names a file, not a table"
-    if dialect == "duckdb" and isinstance(node.this, exp.Identifier) and _FILE_LIKE.search(node.name):
+    named_files = dialect_of(dialect).named_files
+    if named_files is not None and isinstance(node.this, exp.Identifier) and named_files.search(node.name):
         return f"'{node.name}' names a file, not a table"
     return catalog_problem(node, dialect)
 

@@ -4,27 +4,30 @@ from pathlib import Path
 from typing import Any
 
 from biarena.db.database import Database
+from biarena.db.dialect import dialect_of, file_engines
 from biarena.db.limits import SandboxLimits
 from biarena.errors import NotFoundError
 from biarena.registry import Registry
 
-ENGINES: Registry[type[Database]] = Registry(
+ENGINES: Registry[Any] = Registry(
     "engine",
     {
-        "sqlite": "biarena.db.sqlite_database:SqliteDatabase",
-        "duckdb": "biarena.db.duckdb_database:DuckDatabase",
+        "sqlite": "biarena.db.sqlite_dialect:SQLITE",
+        "duckdb": "biarena.db.duckdb_dialect:DUCKDB",
         "sqlalchemy": "biarena.db.server_database:ServerDatabase",
     },
     group="biarena.engines",
 )
-"""Database engines by URL scheme, each a Database class imported on first use (plugins add theirs through the
-`biarena.engines` entry points); a URL whose scheme names no engine goes to `sqlalchemy` (PostgreSQL, MySQL, ...).
-An engine opens a URL with its `from_url(url, allow_superuser=..., **limits)`."""
+"""Database engines by URL scheme, each imported on first use (plugins add theirs through the `biarena.engines`
+entry points): an embedded engine's Dialect (everything known of it, its Database class included), or a Database
+class; a URL whose scheme names no engine goes to `sqlalchemy` (PostgreSQL, MySQL, ...). An engine opens a file
+with `engine(path, **limits)` and a URL with its `from_url(url, allow_superuser=..., **limits)`."""
+
+DEFAULT_FILE_ENGINE = "sqlite"
+"""The engine of a database file no engine claims by its suffix or first bytes."""
 
 SERVER_ENGINE = "sqlalchemy"
 """The engine of a URL no other engine claims: SQLAlchemy's (PostgreSQL, MySQL, ...)."""
-
-_DUCKDB_SUFFIXES = (".duckdb", ".ddb")
 
 
 def open_database(
@@ -50,11 +53,13 @@ def open_database(
 def _file_database(path: Path, settings: dict[str, Any]) -> Database:
     if not path.is_file():
         raise NotFoundError(f"database file not found: {path}")
-    duck = path.suffix.lower() in _DUCKDB_SUFFIXES or _is_duckdb_file(path)
-    return ENGINES["duckdb" if duck else "sqlite"](path, **settings)  # type: ignore[call-arg]
+    return ENGINES[file_engine(path)](path, **settings)  # type: ignore[call-arg]
 
 
-def _is_duckdb_file(path: Path) -> bool:
+def file_engine(path: Path) -> str:
+    """The engine of the database file at `path`: the one its suffix or first bytes name, else SQLite."""
     with path.open("rb") as handle:
         head = handle.read(16)
-    return head[8:12] == b"DUCK"
+    suffix = path.suffix.lower()
+    claimed = (n for n in file_engines() if n != DEFAULT_FILE_ENGINE and dialect_of(n).claims_file(suffix, head))
+    return next(claimed, DEFAULT_FILE_ENGINE)

@@ -10,19 +10,18 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from biarena.db.allowed_functions import allowed_functions
-from biarena.db.catalog import SQLITE
 from biarena.db.database import Database
 from biarena.db.engine_process import MEMORY_MARGIN, EngineProcess
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.result import QueryResult
+from biarena.db.sqlite_dialect import SQLITE
 from biarena.db.sqlite_serve import sqlite_temp_bytes
 from biarena.errors import NotFoundError
 
 __all__ = ["SqliteDatabase", "sqlite_temp_bytes"]
 
 # Operators SQLite runs as functions (x LIKE y, a -> '$.b') beside the functions a query may name.
-_ENGINE_FUNCTIONS = allowed_functions("sqlite") | {"like", "glob", "regexp", "match", "->", "->>"}
+_ENGINE_FUNCTIONS = SQLITE.functions | {"like", "glob", "regexp", "match", "->", "->>"}
 
 WATCH_SECONDS = 0.02
 """How often the parent reads the SQLite engine process's memory while a statement runs."""
@@ -72,9 +71,9 @@ class SqliteDatabase(Database):
             self._conn.enable_load_extension(False)
         options = {
             "functions": sorted(_ENGINE_FUNCTIONS),
-            "open_names": sorted(SQLITE.open_names),
-            "closed_names": sorted(SQLITE.closed_names),
-            "closed_prefixes": list(SQLITE.closed_prefixes),
+            "open_names": sorted(SQLITE.catalog.open_names),
+            "closed_names": sorted(SQLITE.catalog.closed_names),
+            "closed_prefixes": list(SQLITE.catalog.closed_prefixes),
             "heap_limit": self.limits.max_memory_bytes,
             "temp_limit": self.limits.max_temp_bytes,
         }

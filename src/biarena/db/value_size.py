@@ -14,6 +14,7 @@ import re
 from sqlglot import exp
 
 from biarena.db.allowed_functions import SIZE_ARGUMENTS
+from biarena.db.dialect import dialect_of
 
 OPTIONAL_SIZE_ARGUMENTS: dict[str, int] = {"to_base": 2}
 """Functions with an optional size argument (by position): when given, a constant within the cell limit."""
@@ -72,7 +73,7 @@ def _call_name(node: exp.Expression) -> str | None:
 def _pattern_sizes(name: str, dialect: str, arguments: list[exp.Expression]) -> tuple[list[int], list[int], str]:
     """A pattern's size arguments (by index among the values after it), its written sizes, and its syntax."""
     pattern = arguments[0].this
-    syntax = "fmt" if name == "format" and dialect == "duckdb" else "printf"
+    syntax = "fmt" if name == "format" and dialect_of(dialect).fmt_format else "printf"
     written = [int(d) for d in _DIGITS.findall(pattern)]
     taken: list[int] = []
     if syntax == "fmt":
@@ -211,11 +212,15 @@ def size_problem(node: exp.Func, name: str, dialect: str, max_cell_bytes: int) -
             size = constant(arguments[index]) if len(arguments) > index else None
             if size is None or size > max_cell_bytes:
                 return f"{name}() needs a constant size up to {max_cell_bytes:,} here"
-    elif name in ("printf", "format") and arguments and dialect in ("duckdb", "postgres"):
+    elif name in ("printf", "format") and arguments and dialect_of(dialect).sized_formats:
         problem = _format_problem(name, dialect, arguments, max_cell_bytes)
         if problem:
             return problem
-    elif dialect == "duckdb" and name in ("range", "generate_series") and not isinstance(node.parent, exp.Table):
+    elif (
+        dialect_of(dialect).series_values
+        and name in ("range", "generate_series")
+        and not isinstance(node.parent, exp.Table)
+    ):
         # As a value (not in FROM) these build one list holding every element, 8 bytes each.
         if _series_count(node) * 8 > max_cell_bytes:
             return f"{name}() as a value needs constant bounds within the {max_cell_bytes:,}-byte cell limit"

@@ -10,6 +10,7 @@ from decimal import Decimal
 from sqlglot import exp
 
 from biarena.db import Database, SqlProblem
+from biarena.db.dialect import dialect_of
 from biarena.errors import UsageError
 from biarena.generate import sql_builder as sb
 from biarena.generate.column_types import ColumnTypes
@@ -20,8 +21,10 @@ from biarena.records import Question
 
 def check_dialect(db: Database) -> None:
     """Raise UsageError when question SQL cannot be written for the database's engine."""
-    if db.dialect not in sb.DIALECTS:
-        raise UsageError(f"questions are generated for SQLite, DuckDB and PostgreSQL databases, not {db.dialect}")
+    if db.dialect not in sb.question_dialects():
+        labels = [dialect_of(name).label for name in sb.question_dialects()]
+        listed = f"{', '.join(labels[:-1])} and {labels[-1]}" if len(labels) > 1 else labels[0]
+        raise UsageError(f"questions are generated for {listed} databases, not {db.dialect}")
 
 
 def _dates(db: Database, roles: Roles, types: ColumnTypes) -> list[str]:

@@ -16,12 +16,12 @@ from typing import Literal
 from sqlglot import exp
 from sqlglot.tokens import Tokenizer
 
+from biarena.db.dialect import dialects
+
 Storage = Literal["date", "timestamp", "text", "number", "boolean", "other"]
 """How an engine holds a column: native DATE / TIMESTAMP, text (ISO dates on SQLite), a number, or else."""
 TimeUnit = Literal["hour", "day", "week", "month", "quarter", "year"]
 DatePart = Literal["year", "quarter", "month", "day", "hour"]
-DIALECTS = ("sqlite", "duckdb", "postgres")
-"""The engines question SQL is written for."""
 
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _KEYWORDS = frozenset(word.lower() for word in Tokenizer.KEYWORDS if word.replace("_", "").isalpha())
@@ -321,13 +321,19 @@ def joined(*parts: exp.Expression) -> exp.Expression:
     return out
 
 
+def question_dialects() -> tuple[str, ...]:
+    """The engines question SQL is written for (those whose dialect says so)."""
+    return tuple(found.name for found in dialects() if found.writes_questions)
+
+
 @cache
 def _keywords() -> frozenset[str]:
     """Words some engine's SQL reads as a keyword (DuckDB reads `install`), in upper case."""
     from sqlglot.dialects import Dialect
 
-    engines = ("sqlite", "duckdb", "postgres")
-    return frozenset(word for name in engines for word in Dialect.get_or_raise(name).tokenizer_class.KEYWORDS)
+    return frozenset(
+        word for name in question_dialects() for word in Dialect.get_or_raise(name).tokenizer_class.KEYWORDS
+    )
 
 
 def _quote_keywords(node: exp.Expression) -> exp.Expression:

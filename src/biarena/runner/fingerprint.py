@@ -9,6 +9,7 @@ from pathlib import Path
 
 from biarena.benchmarks.builtin import cache_dir
 from biarena.db import DatabasePool
+from biarena.db.dialect import file_engines
 from biarena.records import Benchmark, Question
 from biarena.records.runspec import BenchmarkFingerprint
 
@@ -36,9 +37,9 @@ def benchmark_fingerprint(benchmark: Benchmark, pool: DatabasePool, questions: l
 
 
 def _local_file(location: str) -> Path | None:
-    """The file a database location reads (a path, or an sqlite:/// or duckdb:/// URL); None for a server."""
+    """The file a database location reads (a path, or a file engine's SCHEME:///PATH URL); None for a server."""
     scheme, sep, rest = location.partition(":///")
-    if sep and scheme.split("+")[0].lower() in ("sqlite", "duckdb"):
+    if sep and scheme.split("+")[0].lower() in file_engines():
         location = rest
     elif "://" in location:
         return None

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from biarena.db.dialect import dialect_of, file_engines
 from biarena.errors import UsageError
 from biarena.synth.calendar import active_days
 from biarena.synth.kernel import (
@@ -93,8 +94,9 @@ def expected_rows(spec: Spec, scale: float) -> float:
 
 def infer_format(path: Path) -> str:
     """The output format a path suggests: .duckdb/.ddb, .parquet or a directory, else SQLite."""
-    if path.suffix in (".duckdb", ".ddb"):
-        return "duckdb"
+    claimed = (name for name in file_engines() if name in FORMATS and path.suffix in dialect_of(name).file_suffixes)
+    if (engine := next(claimed, "sqlite")) != "sqlite":
+        return engine
     if path.suffix == ".parquet" or path.is_dir():
         return "parquet"
     return "sqlite"

@@ -6,12 +6,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from biarena.errors import FormatError, NotFoundError, UsageError
-from biarena.synth.writers import META_TABLE
+from biarena.db.dialect import file_engine_by_magic
+from biarena.db.duckdb_files import duckdb_connection
+from biarena.errors import FormatError, NotFoundError
+from biarena.synth.writers import FORMATS, META_TABLE
 
 
 def output_format(path: Path) -> str:
-    """sqlite, duckdb or parquet, from what is at `path`."""
+    """The format of what is at `path`: a directory is Parquet, a file the engine its first bytes name."""
     if path.is_dir():
         return "parquet"
     if not path.exists():
@@ -20,8 +22,8 @@ def output_format(path: Path) -> str:
         head = handle.read(16)
     if head.startswith(b"SQLite format 3"):
         return "sqlite"
-    if head[8:12] == b"DUCK":
-        return "duckdb"
+    if (engine := file_engine_by_magic(head)) is not None and engine in FORMATS:
+        return engine
     raise FormatError(f"{path}: neither a SQLite nor a DuckDB database, nor a directory of Parquet files")
 
 
@@ -37,14 +39,12 @@ class Output:
         if self.format == "sqlite":
             self.conn: Any = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             return
-        try:
-            import duckdb
-        except ImportError:
-            raise UsageError(f"reading {self.format} output needs duckdb: pip install 'biarena[duckdb]'") from None
-        if self.format == "duckdb":
-            self.conn = duckdb.connect(str(path), read_only=True)
+        # DuckDB reads its own files and, in memory, the Parquet files.
+        missing = f"reading {self.format} output needs duckdb"
+        if self.format != "parquet":
+            self.conn = duckdb_connection(path, missing=missing)
             return
-        self.conn = duckdb.connect()
+        self.conn = duckdb_connection(None, missing=missing)
         for file in sorted(path.glob("*.parquet")):
             self.conn.execute(f'CREATE VIEW "{file.stem}" AS SELECT * FROM read_parquet({_quoted(file)})')
         # a partitioned table is a folder of part files, read in partition order

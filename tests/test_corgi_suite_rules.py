@@ -2,7 +2,7 @@
 consistent on every row, or a column defined the same way on every row, is no finding."""
 
 from biarena.generate.corgi_suite.common import is_definition
-from biarena.generate.corgi_suite.explanatory import MATCH_TENDENCY, _relations
+from biarena.generate.corgi_suite.rule_questions import MATCH_TENDENCY, rule_questions
 from biarena.synth import vertical_names, vertical_spec
 from biarena.synth.spec import Rule
 
@@ -11,7 +11,7 @@ def test_match_questions_only_for_tendencies_and_in_plain_words() -> None:
     asked = []
     for name in vertical_names():
         spec = vertical_spec(name)
-        for draft in _relations(spec):
+        for draft in rule_questions(spec):
             if draft.form != "match-why":
                 continue
             share = float(draft.evidence["parameters"]["match"].get("share", 1.0))

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from biarena.errors import UsageError
-from biarena.synth import generate, kernel, task_graph, verify, vertical_spec
+from biarena.synth import faker_pools, generate, kernel, task_graph, verify, vertical_spec
 from biarena.synth.kernel import Calendar, draw_chunk, table_state
 from biarena.synth.schema import table_order
 from biarena.synth.task_graph import Node
@@ -234,7 +234,7 @@ def test_a_large_faker_pool_is_drawn_in_blocks_whose_first_is_the_one_seed_pool(
     # the first block is the first values of one Faker seeded as the whole pool once was
     first_seed = int(np.random.default_rng([SEED, index]).integers(0, 2**31))
     assert blocks[0].seed == first_seed
-    fake = kernel._faker_of(spec.locale)
+    fake = faker_pools.faker_of(spec.locale)
     fake.seed_instance(first_seed)
     once = [fake.street_address() for _ in range(kernel.FAKER_BLOCK)]
     assert kernel.faker_block(blocks[0]).tolist() == once

@@ -10,20 +10,12 @@ inherits it) and quote them.
 """
 
 import contextlib
-import http.client
 import importlib
 import json
-import os
-import shlex
-import shutil
-import signal
-import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
@@ -41,8 +33,8 @@ from biarena.records.sanitize import clean_value, describe_changes
 DEFAULT_MAX_REPLY_QUERIES = 20
 """Most queries of one reply that run."""
 
-_CHUNK = 64 * 1024
-_STDERR_KEPT = 4096
+READ_CHUNK = 64 * 1024
+"""Bytes read from a system's reply at a time."""
 _SAID_READ = 4096
 """Bytes of a failed reply redacted before its first few hundred characters are kept."""
 
@@ -158,40 +150,6 @@ class ServiceOptions(ExternalOptions):
     """Largest reply read from the system (bytes, or a size such as 16MiB)."""
 
 
-class HttpOptions(ServiceOptions):
-    """Options of the http system."""
-
-    url: str
-    """Endpoint the question is POSTed to as JSON (http:// or https://)."""
-
-    @field_validator("url")
-    @classmethod
-    def _http_url(cls, url: str) -> str:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("not an http:// or https:// URL")
-        try:
-            parts.port  # noqa: B018 (a bad port raises here)
-        except ValueError:
-            raise ValueError("bad port") from None
-        return url
-
-
-class CommandOptions(ServiceOptions):
-    """Options of the command system."""
-
-    command: str
-    """Command run once per question, with the question as JSON on stdin and the reply as JSON on stdout."""
-
-    @field_validator("command")
-    @classmethod
-    def _split(cls, command: str) -> str:
-        if not command.strip():
-            raise ValueError("must name a program")
-        shlex.split(command)  # a ValueError (an unclosed quotation) is the user's to fix
-        return command
-
-
 class PythonOptions(ExternalOptions):
     """Options of the python system."""
 
@@ -207,18 +165,23 @@ class PythonOptions(ExternalOptions):
         return function
 
 
-class _External:
+class ExternalSystem:
+    """What every external system shares: its options, cancelling calls in flight, and an answer from its reply."""
+
     name = "external"
     target = ""
     max_reply_queries = DEFAULT_MAX_REPLY_QUERIES
     timeout: float | None = None
+    Options: type[ExternalOptions] = ExternalOptions
     options: ExternalOptions
 
-    def __init__(self) -> None:
+    def __init__(self, options: ExternalOptions | None, values: dict[str, Any]) -> None:
         remember_environment_keys(KEY_VARIABLES)
         self._live: dict[int, Callable[[], None]] = {}
         self._live_lock = threading.Lock()
         self._cancelled = False
+        self.options = self.Options.resolve(options, values, f"agent '{self.name}'")
+        self.max_reply_queries = self.options.max_reply_queries
 
     def cancel(self) -> None:
         """Stop every call in flight and refuse new ones (an interrupted run): commands killed, connections cut."""
@@ -293,208 +256,36 @@ class _External:
         return answer
 
 
-class HttpSystem(_External):
-    """POSTs the question as JSON to a URL and reads a JSON answer, within a total deadline and a size limit."""
-
-    name = "http"
-    Options = HttpOptions
-
-    def __init__(self, options: HttpOptions | None = None, **values: Any) -> None:
-        super().__init__()
-        self.options = HttpOptions.resolve(options, values, f"agent '{self.name}'")
-        self.target = self.options.url
-        self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
-        self.max_reply_queries = self.options.max_reply_queries
-
-    def call(self, payload: dict[str, Any]) -> Any:
-        """One POST; the connection is cut at the deadline however slowly the server sends."""
-        parts = urlsplit(self.target)
-        deadline = time.monotonic() + self.timeout
-        connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        connection = connection_class(parts.hostname or "", parts.port, timeout=self.timeout)
-        cut = threading.Timer(self.timeout, _shut, (connection,))
-        cut.daemon = True
-        cut.start()
-        try:
-            with self._in_flight(lambda: _shut(connection)):
-                body, response = self._exchange(connection, parts.path, parts.query, payload, deadline)
-        except (OSError, http.client.HTTPException) as error:
-            if isinstance(error, TimeoutError) or time.monotonic() >= deadline:
-                raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)") from None
-            raise
-        finally:
-            cut.cancel()
-            connection.close()
-        if time.monotonic() >= deadline:
-            raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)")
-        if not 200 <= response.status < 300:
-            preview = _said(body)[:300]
-            raise SystemFailed(f"HTTP {response.status} {response.reason}: {preview}")
-        return _parse(body)
-
-    def _exchange(
-        self, connection: http.client.HTTPConnection, path: str, query: str, payload: dict[str, Any], deadline: float
-    ) -> tuple[bytearray, http.client.HTTPResponse]:
-        """Send the request and read the reply within the deadline and the size limit."""
-        path = (path or "/") + (f"?{query}" if query else "")
-        data = json.dumps(payload).encode("utf-8")
-        connection.request("POST", path, body=data, headers={"Content-Type": "application/json"})
-        response = connection.getresponse()
-        declared = response.getheader("Content-Length")
-        if declared and declared.isdigit() and int(declared) > self.max_reply_bytes:
-            raise ReplyTooLarge(
-                f"the reply is {int(declared):,} bytes, over max_reply_bytes ({self.max_reply_bytes:,} bytes)"
-            )
-        body = bytearray()
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)")
-            if connection.sock is not None:
-                connection.sock.settimeout(remaining)
-            chunk = response.read1(_CHUNK)
-            if not chunk:
-                break
-            body += chunk
-            if len(body) > self.max_reply_bytes:
-                raise ReplyTooLarge(f"the reply is over max_reply_bytes ({self.max_reply_bytes:,} bytes)")
-        return body, response
-
-
-def _parse(reply: bytes | bytearray) -> Any:
+def parse_reply(reply: bytes | bytearray) -> Any:
     """The JSON value of a reply."""
     try:
         return json.loads(bytes(reply))
     except UnicodeDecodeError as error:
         raise SystemFailed(f"the reply is not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
-        start = _said(reply)[:80]
+        start = said_text(reply)[:80]
         raise SystemFailed(f"the reply is not JSON ({error.msg} at char {error.pos}): {start!r}") from None
     except RecursionError:
         raise SystemFailed("the reply is JSON nested too deeply") from None
 
 
-def _said(said: bytes | bytearray, read: int = _SAID_READ) -> str:
+def said_text(said: bytes | bytearray, read: int = _SAID_READ) -> str:
     """The start of what a system said when it failed, as text redacted (and counted when it held a key), before a
     part of it is kept; `said` is cut off when it is `read` bytes or more."""
     text = bytes(said[:read]).decode("utf-8", "replace")
     return redact_start(text, whole=len(said) < read)
 
 
-def _shut(connection: http.client.HTTPConnection) -> None:
-    """Wake a read blocked on a server that stopped sending (or sends a byte at a time)."""
-    sock = connection.sock
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
-
-
-class CommandSystem(_External):
-    """Runs a user's command with the question as JSON on stdin; reads JSON from stdout, within limits."""
-
-    name = "command"
-    Options = CommandOptions
-
-    def __init__(self, options: CommandOptions | None = None, **values: Any) -> None:
-        super().__init__()
-        self.options = CommandOptions.resolve(options, values, f"agent '{self.name}'")
-        self.argv = shlex.split(self.options.command)
-        program = self.argv[0]
-        found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
-        if found is None or os.path.isdir(found):
-            raise UsageError(
-                f"agent 'command': option command: '{program}' is not a program that can be run "
-                "(not found or not executable)"
-            )
-        self.target = self.options.command
-        self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
-        self.max_reply_queries = self.options.max_reply_queries
-
-    def call(self, payload: dict[str, Any]) -> Any:
-        """One process (and its children) per question; killed at the deadline or when its output is too large."""
-        process = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=hasattr(os, "killpg"),
-        )
-        stdout, stderr = bytearray(), bytearray()
-        too_large = threading.Event()
-
-        def read_stdout() -> None:
-            assert process.stdout is not None
-            while chunk := process.stdout.read1(_CHUNK):
-                stdout.extend(chunk)
-                if len(stdout) > self.max_reply_bytes:
-                    too_large.set()
-                    _kill(process)
-                    return
-
-        def read_stderr() -> None:
-            assert process.stderr is not None
-            while chunk := process.stderr.read1(_CHUNK):
-                if len(stderr) < _STDERR_KEPT:
-                    stderr.extend(chunk[: _STDERR_KEPT - len(stderr)])
-
-        def write_stdin() -> None:
-            assert process.stdin is not None
-            try:
-                process.stdin.write(json.dumps(payload).encode("utf-8"))
-                process.stdin.close()
-            except OSError:  # the command exited without reading its input
-                pass
-
-        threads = [threading.Thread(target=t, daemon=True) for t in (read_stdout, read_stderr, write_stdin)]
-        for thread in threads:
-            thread.start()
-        try:
-            with self._in_flight(lambda: _kill(process)):
-                process.wait(timeout=self.timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            _kill(process)
-            process.wait()
-        for thread in threads:
-            thread.join(timeout=2.0)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        if too_large.is_set():
-            raise ReplyTooLarge(f"the output is over max_reply_bytes ({self.max_reply_bytes:,} bytes)")
-        if timed_out:
-            raise SystemTimeout(f"no reply within {self.timeout:g} s (system_timeout); the command was stopped")
-        if process.returncode != 0:
-            detail = _said(stderr, _STDERR_KEPT).strip()[-300:]
-            raise SystemFailed(f"exit code {process.returncode}: {detail}")
-        return _parse(stdout)
-
-
-def _kill(process: subprocess.Popen) -> None:
-    """Stop the command and whatever it started."""
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(process.pid, signal.SIGKILL)
-        else:
-            process.kill()
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-class PythonSystem(_External):
+class PythonSystem(ExternalSystem):
     """Calls `module:function(payload) -> dict`."""
 
     name = "python"
     Options = PythonOptions
+    options: PythonOptions
 
     def __init__(self, options: PythonOptions | None = None, **values: Any) -> None:
-        super().__init__()
-        self.options = PythonOptions.resolve(options, values, f"agent '{self.name}'")
+        super().__init__(options, values)
         function = self.target = self.options.function
-        self.max_reply_queries = self.options.max_reply_queries
         module, _, name = function.partition(":")
         try:
             self.function: Callable[[dict], Any] = getattr(importlib.import_module(module), name)

@@ -20,7 +20,7 @@ commented for a person to edit.
 """
 
 import json
-from collections import defaultdict, deque
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from biarena.db import Database
@@ -31,8 +31,6 @@ from biarena.db.column_words import (
     is_contact,
     is_coordinate,
     is_lifecycle,
-    key_stem,
-    names_key,
     names_person,
     phrase,
     table_noun,
@@ -40,26 +38,55 @@ from biarena.db.column_words import (
 )
 from biarena.generate import sql_builder as sb
 from biarena.generate.phrasing import plural
-from biarena.generate.roles import MAX_JOIN_HOPS
 from biarena.generate.sql_builder import ColumnRef
+from biarena.generate.table_links import (
+    MAX_DIMENSION_VALUES,
+    Edge,
+    join_steps,
+    key_columns,
+    reachable_tables,
+    table_joins,
+)
 from biarena.generate.table_profile import ColumnProfile, TableProfile, profile_tables
 
-MAX_DIMENSION_VALUES = 30
-"""A column with more distinct values than this is not drafted as a dimension (an id, a name, free text)."""
+__all__ = ["MAX_DIMENSIONS", "MAX_DIMENSION_VALUES", "SMALL_TABLE", "draft_roles"]
+
 SMALL_TABLE = 30
 """A table with fewer rows than this is a reference table (stores, staff, categories), not a fact."""
 MAX_DIMENSIONS = 10
 """Most dimensions drafted per fact: its own first, then the nearest tables'."""
-_AVERAGED = {"rate", "ratio", "pct", "percent", "percentage", "share", "score", "rating", "ctr", "cvr", "util",
-             "utilization", "utilisation", "usage", "margin", "price", "age", "avg", "mean", "discount", "duration",
-             "length", "temperature", "level", "stars", "multiplier"}
+_AVERAGED = {
+    "rate",
+    "ratio",
+    "pct",
+    "percent",
+    "percentage",
+    "share",
+    "score",
+    "rating",
+    "ctr",
+    "cvr",
+    "util",
+    "utilization",
+    "utilisation",
+    "usage",
+    "margin",
+    "price",
+    "age",
+    "avg",
+    "mean",
+    "discount",
+    "duration",
+    "length",
+    "temperature",
+    "level",
+    "stars",
+    "multiplier",
+}
 _GENERIC_MEASURES = {"total", "amount", "value", "sum", "cost", "fee", "balance", "price"}
 _GENERIC_DIMENSIONS = {"name", "title", "type", "description", "status", "kind", "code", "class", "level", "label"}
 _PRICE = {"price", "unitprice"}
 _QUANTITY = {"quantity", "qty", "units"}
-
-Edge = tuple[str, str, str, str]
-"""A join: (table, column, referenced table, referenced column)."""
 
 
 @dataclass
@@ -83,74 +110,6 @@ class _FactDraft:
 
 def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
-
-
-def _joins(tables: dict[str, TableProfile]) -> list[Edge]:
-    """The declared foreign keys; else columns named after another table's key; plus small lookup tables' columns."""
-    found: list[Edge] = [(t.name, c, o, r) for t in tables.values() for c, o, r in t.foreign if o != t.name]
-    if found:
-        return found
-    nouns = {name: table_noun(name) for name in tables}
-    for name, table in tables.items():
-        for column in table.columns:
-            stem = key_stem(column) or (phrase(column) if phrase(column) in nouns.values() else None)
-            if stem is None:
-                continue
-            for other_name, other in tables.items():
-                if other_name == name or nouns[other_name] not in (stem, table_noun(stem)):
-                    continue
-                candidates = [column, "id", *other.primary, f"{stem.replace(' ', '_')}_id"]
-                target = next((c for c in candidates if c in other.columns and other.unique(c)), None)
-                if target:
-                    found.append((name, column, other_name, target))
-    # a lookup table (few rows, a key shared with a fact) joins by that column too: `cpu.ip` = `microservice.ip`
-    for name, table in tables.items():
-        for other_name, other in tables.items():
-            if other_name == name or not other.rows or other.rows >= table.rows:
-                continue
-            taken = any(a == name and c == other_name for a, _, c, _ in found)
-            for column in table.columns:
-                if not taken and column in other.columns and other.unique(column) and not _numeric_measure(
-                    table, column
-                ):
-                    found.append((name, column, other_name, column))
-                    taken = True
-    return found
-
-
-def _numeric_measure(table: TableProfile, column: str) -> bool:
-    found = table.columns[column]
-    return found.storage == "number" and not found.integral
-
-
-def _keys(tables: dict[str, TableProfile], joins: list[Edge]) -> dict[str, set[str]]:
-    """Each table's identifier columns: declared, referenced, or shown by the data (names break ties)."""
-    keys: dict[str, set[str]] = defaultdict(set)
-    for table in tables.values():
-        keys[table.name].update(table.primary)
-        keys[table.name].update(column for column, _, _ in table.foreign)  # `ReportsTo` too, a key of its own table
-    for left, column, right, other in joins:
-        keys[left].add(column)
-        keys[right].add(other)
-    for table in tables.values():
-        for column in table.columns.values():
-            if column.name in keys[table.name] or column.is_date:
-                continue
-            unique = table.unique(column.name)
-            counting = (
-                column.storage == "number"
-                and unique
-                and column.integral
-                and isinstance(column.low, int | float)
-                and isinstance(column.high, int | float)
-                and column.high - column.low < 2 * table.rows
-            )
-            named = names_key(column.name)
-            # a name ending in id or number decides for a number, a unique value or a text with many values
-            many = column.storage == "text" and column.distinct > MAX_DIMENSION_VALUES
-            if counting or (named and (column.storage in ("number", "other") or unique or many)):
-                keys[table.name].add(column.name)
-    return keys
 
 
 def _time_of(table: TableProfile) -> ColumnProfile | None:
@@ -202,41 +161,6 @@ def _sales(table: TableProfile, measures: list[ColumnProfile]) -> tuple[str, str
         return None
     discount = next((c.name for c in measures if "discount" in words(c.name) and c.fraction), None)
     return price, quantity, discount
-
-
-def _steps(joins: list[Edge], tables: dict[str, TableProfile]) -> list[Edge]:
-    """The joins a question may follow from a fact: each foreign key to the key it references, and back where the
-    foreign key is unique (one row per referenced row: a film's one category row), so no fact row is counted twice."""
-    steps = list(joins)
-    for left, column, right, other in joins:
-        if tables[left].unique(column):
-            steps.append((right, other, left, column))
-    return steps
-
-
-def _reachable(fact: str, steps: list[Edge], tables: dict[str, TableProfile]) -> list[tuple[str, str, Edge]]:
-    """Tables reached from `fact` along `steps`, nearest first: (table, what its rows are to the fact, last step).
-
-    What a row is comes from the foreign key's name where it says a role (`SupportRepId` -> `support rep`), else
-    from the table's name; a foreign key holding one value throughout leads nowhere worth grouping by.
-    """
-    out: list[tuple[str, str, Edge]] = []
-    seen = {fact}
-    queue = deque([(fact, 0)])
-    while queue:
-        here, hops = queue.popleft()
-        if hops == MAX_JOIN_HOPS:
-            continue
-        for step in steps:
-            left, column, right, _ = step
-            if left != here or right in seen or tables[left].columns[column].distinct < 2:
-                continue
-            seen.add(right)
-            stem = key_stem(column)
-            noun = stem if stem and stem not in (table_noun(right), table_noun(left)) else table_noun(right)
-            out.append((right, noun, step))
-            queue.append((right, hops + 1))
-    return out
 
 
 def _facts(tables: dict[str, TableProfile], joins: list[Edge], keys: dict[str, set[str]]) -> list[_FactDraft]:
@@ -386,7 +310,7 @@ def _dimensions(
     fact = draft.table
     found = [(fact.name, c.name) for c in fact.columns.values() if _describes(fact, c, keys[fact.name])]
     draft.nouns.update({where: "" for where in found})
-    for holder, noun, _ in _reachable(fact.name, steps, tables):
+    for holder, noun, _ in reachable_tables(fact.name, steps, tables):
         table = tables[holder]
         more = [(holder, c.name) for c in table.columns.values() if _describes(table, c, keys[holder])]
         draft.nouns.update({where: noun for where in more})
@@ -398,7 +322,7 @@ def _used_steps(facts: list[_FactDraft], steps: list[Edge], joins: list[Edge]) -
     """The joins the roles file lists: the foreign keys, and the steps back along a unique one that a dimension's
     path takes."""
     holders = {holder for draft in facts for holder, _ in draft.dimensions}
-    extra = [s for s in steps[len(joins):] if s[2] in holders or any(s[0] == h for h in holders)]
+    extra = [s for s in steps[len(joins) :] if s[2] in holders or any(s[0] == h for h in holders)]
     return joins + extra
 
 
@@ -407,9 +331,9 @@ def draft_roles(db: Database, database: str) -> str:
     tables = profile_tables(db)
     if not tables:
         raise ValueError("no table: the database is empty")
-    joins = _joins(tables)
-    keys = _keys(tables, joins)
-    steps = _steps(joins, tables)
+    joins = table_joins(tables)
+    keys = key_columns(tables, joins)
+    steps = join_steps(joins, tables)
     facts = _facts(tables, joins, keys)
     if not facts:
         raise ValueError(

@@ -6,6 +6,7 @@ from sqlglot import exp
 
 from biarena.db import Database
 from biarena.generate import sql_builder as sb
+from biarena.generate.corgi_suite.calendar_questions import calendar_questions
 from biarena.generate.corgi_suite.common import (
     DIALECT,
     MONTHS,
@@ -23,34 +24,14 @@ from biarena.generate.corgi_suite.common import (
     operating_rules,
     select_from,
     slice_name,
-    sql,
-    stamp_ref,
     value_measure,
     value_words,
     word_values,
 )
+from biarena.generate.corgi_suite.gold_drafts import descending, gold_draft, last_days, percent_of
 from biarena.generate.corgi_suite.spec_roles import fact_tables, metric_columns, noun, stamp_of, words
 from biarena.records import Question
 from biarena.synth.spec import Rule, Spec
-
-
-def _draft(text: str, query: exp.Expression, tables: list[str], form: str) -> SuiteDraft:
-    """A descriptive draft: its gold SQL rides in `reference` until the question is made."""
-    return SuiteDraft(text, sql(query), tables, form, {}, ["corgi:vertical-template"])
-
-
-def _pct(node: exp.Expression, whole: exp.Expression, digits: int = 1) -> exp.Expression:
-    """ROUND(100.0 * node / whole, digits)."""
-    return sb.rounded(sb.percent(node, whole), digits, DIALECT)
-
-
-def _desc(node: exp.Expression) -> exp.Ordered:
-    return exp.Ordered(this=node, desc=True)
-
-
-def _last_days(stamp: str, spec: Spec, days: int) -> exp.Expression:
-    """The last `days` days before the spec's anchor."""
-    return sb.last_days(stamp_ref(stamp), days, spec.anchor, DIALECT)
 
 
 def _segments(spec: Spec) -> list[SuiteDraft]:
@@ -58,12 +39,14 @@ def _segments(spec: Spec) -> list[SuiteDraft]:
     for segment in spec.segments:
         table, column = segment.table, segment.column
         out.append(
-            _draft(
+            gold_draft(
                 f"What percentage of {noun(spec, table)} falls in each {words(column)}?",
                 select_from(
                     table,
                     col(column),
-                    exp.alias_(_pct(sb.count_rows(), exp.Subquery(this=select_from(table, sb.count_rows()))), "pct"),
+                    exp.alias_(
+                        percent_of(sb.count_rows(), exp.Subquery(this=select_from(table, sb.count_rows()))), "pct"
+                    ),
                 )
                 .group_by(col(column))
                 .order_by(col(column)),
@@ -87,7 +70,7 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                 by = column.weight["column"]
                 kind = words(parent) if by in ("name", "title") else f"{words(parent)} {words(by)}"
                 out.append(
-                    _draft(
+                    gold_draft(
                         f"How many {noun(spec, table)} come from each {kind}?",
                         join_on(
                             select_from(table, col(by, "p"), count_star(), alias="t"),
@@ -97,7 +80,7 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                             col(key, "p"),
                         )
                         .group_by(col(by, "p"))
-                        .order_by(_desc(exp.column("n"))),
+                        .order_by(descending(exp.column("n"))),
                         [table, parent],
                         "parent-breakdown",
                     )
@@ -105,7 +88,7 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
             if stamp and table in fact_tables(spec) and spec.tables[parent].scaled is False:
                 label = next((c for c in ("name", "title", "city") if c in spec.tables[parent].columns), key)
                 out.append(
-                    _draft(
+                    gold_draft(
                         f"Which five {noun(spec, parent)} had the most {noun(spec, table)} in {year}?",
                         join_on(
                             select_from(table, col(key, "p"), col(label, "p"), count_star(), alias="t"),
@@ -116,7 +99,7 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                         )
                         .where(day_between(stamp, first, last))
                         .group_by(col(key, "p"), col(label, "p"))
-                        .order_by(_desc(exp.column("n")), col(key, "p"))
+                        .order_by(descending(exp.column("n")), col(key, "p"))
                         .limit(5),
                         [table, parent],
                         "top-parents",
@@ -124,7 +107,7 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                 )
             if stamp and table in fact_tables(spec, 2) and spec.tables[parent].scaled:
                 out.append(
-                    _draft(
+                    gold_draft(
                         f"How many different {noun(spec, parent)} had at least one of our {noun(spec, table)} "
                         f"in {year}?",
                         select_from(table, exp.Count(this=exp.Distinct(expressions=[col(name)]))).where(
@@ -149,7 +132,7 @@ def _planted(spec: Spec) -> list[SuiteDraft]:
             else f"from {MONTHS[first.month]} {first.year} to {MONTHS[last.month]} {last.year}"
         )
         out.append(
-            _draft(
+            gold_draft(
                 f"How many {slice_name(spec, event)} did we have {when}?",
                 select_from(event.table, count_star(None)).where(
                     exp.and_(
@@ -179,18 +162,18 @@ def _rule_breakdown(spec: Spec, rule: Rule) -> SuiteDraft | None:
     things = noun(spec, rule.table)
     outcomes = [branch.then for branch in rule.branches()] + [rule.otherwise]
     if all(isinstance(v, int | None) and v in (0, 1, None) for v in outcomes):
-        return _draft(
+        return gold_draft(
             f"What share of our {things} are marked {_column_words(rule.column)}?",
             select_from(
                 rule.table,
                 exp.alias_(
-                    _pct(sb.count_where(exp.EQ(this=col(rule.column), expression=lit(1))), sb.count_rows()), "pct"
+                    percent_of(sb.count_where(exp.EQ(this=col(rule.column), expression=lit(1))), sb.count_rows()), "pct"
                 ),
             ),
             [rule.table],
             "flag-share",
         )
-    return _draft(
+    return gold_draft(
         f"How are our {things} split by {_column_words(rule.column)}?",
         select_from(rule.table, col(rule.column), count_star()).group_by(col(rule.column)).order_by(col(rule.column)),
         [rule.table],
@@ -208,7 +191,7 @@ def _rules(spec: Spec) -> list[SuiteDraft]:
         measure = measure_words(rule.column)
         total = measure if measure.startswith("total ") else f"total {measure}"
         out.append(
-            _draft(
+            gold_draft(
                 f"What is the {total} across all {noun(spec, rule.table)}?",
                 select_from(rule.table, sb.rounded(exp.Sum(this=col(rule.column)), 2, DIALECT)),
                 [rule.table],
@@ -218,185 +201,110 @@ def _rules(spec: Spec) -> list[SuiteDraft]:
     return out
 
 
-def _calendar(spec: Spec, year: int) -> list[SuiteDraft]:
+def _values(spec: Spec, year: int) -> list[SuiteDraft]:
+    """Totals and averages of each fact table's value measure by segment, its largest rows and recent totals, and
+    the share of the main tables' rows in a slice."""
     out = []
-    first, last = date(year, 1, 1), date(year, 12, 31)
+    for table in fact_tables(spec):
+        measure = value_measure(spec, table)
+        if measure:
+            out += _table_values(spec, table, measure, year)
     for table in fact_tables(spec, 2):
-        stamp = stamp_of(spec, table) or ""
-        things = noun(spec, table)
-        ref = stamp_ref(stamp)
-        month = sb.month_label(ref, DIALECT)
-        monthly = (
-            select_from(table, exp.alias_(month, "month"), count_star())
-            .where(day_between(stamp, first, last))
-            .group_by(month.copy())
-        )
-        for desc, extreme, form in ((True, "most", "busiest-month"), (False, "fewest", "quietest-month")):
-            out.append(
-                _draft(
-                    f"Which month of {year} had the {extreme} {things}, and how many?",
-                    monthly.order_by(exp.Ordered(this=exp.column("n"), desc=desc)).limit(1),
-                    [table],
-                    form,
-                )
-            )
-        out.append(
-            _draft(
-                f"How many {things} did we have each month of {year}?",
-                monthly.order_by(exp.column("month")),
-                [table],
-                "monthly-count",
-            )
-        )
-        quarter = sb.date_part(ref, "quarter", DIALECT)
-        out.append(
-            _draft(
-                f"How many {things} did we have in each quarter of {year}?",
-                select_from(table, exp.alias_(quarter, "quarter"), count_star())
-                .where(day_between(stamp, first, last))
-                .group_by(quarter.copy())
-                .order_by(exp.column("quarter")),
-                [table],
-                "quarterly-count",
-            )
-        )
-        years = sb.year_label(ref, DIALECT)
-        out.append(
-            _draft(
-                f"How did the number of {things} in {year} compare with {year - 1}?",
-                select_from(table, exp.alias_(years, "year"), count_star())
-                .where(day_between(stamp, date(year - 1, 1, 1), last))
-                .group_by(years.copy())
-                .order_by(exp.column("year")),
-                [table],
-                "year-over-year",
-            )
-        )
-        out.append(
-            _draft(
-                f"How many {things} did we have in the last 30 days?",
-                select_from(table, count_star(None)).where(_last_days(stamp, spec, 30)),
-                [table],
-                "recent-count",
-            )
-        )
-        november, december = month_bounds(year, 11), month_bounds(year, 12)
-        in_november = sb.count_where(day_between(stamp, *november))
-        in_december = sb.count_where(day_between(stamp, *december))
-        change = _pct(exp.Paren(this=exp.Sub(this=in_december, expression=in_november.copy())), in_november)
-        out.append(
-            _draft(
-                f"By what percentage did our {things} change from November to December {year}?",
-                select_from(table, exp.alias_(change, "change_pct")).where(
-                    day_between(stamp, november[0], december[1])
-                ),
-                [table],
-                "month-over-month",
-            )
-        )
-        weekend = exp.In(this=sb.day_of_week(ref, DIALECT), expressions=[lit(0), lit(6)])
-        out.append(
-            _draft(
-                f"What share of our {things} in {year} happened on weekends?",
-                select_from(table, exp.alias_(_pct(sb.count_where(weekend), sb.count_rows()), "weekend_pct")).where(
-                    day_between(stamp, first, last)
-                ),
-                [table],
-                "weekend-share",
-            )
-        )
+        out += _slice_shares(spec, table, year)
     return out
 
 
-def _values(spec: Spec, year: int) -> list[SuiteDraft]:
+def _table_values(spec: Spec, table: str, measure: str, year: int) -> list[SuiteDraft]:
+    """A table's value measure: by segment, its top segment and largest rows, over the last 30 days and in
+    December."""
     out = []
     first, last = date(year, 1, 1), date(year, 12, 31)
-    for table in fact_tables(spec):
-        measure = value_measure(spec, table)
-        stamp = stamp_of(spec, table) or ""
-        if not measure:
-            continue
-        things = noun(spec, table)
-        total = sb.rounded(exp.Sum(this=col(measure)), 2, DIALECT)
-        for dim in dimensions(spec, table)[:2]:
-            out.append(
-                _draft(
-                    f"What was the total {measure_words(measure)} of our {things} by {words(dim)} in {year}?",
-                    select_from(table, col(dim), exp.alias_(total.copy(), "total"))
-                    .where(day_between(stamp, first, last))
-                    .group_by(col(dim))
-                    .order_by(_desc(exp.column("total"))),
-                    [table],
-                    "value-by-segment",
-                )
-            )
-            average = sb.rounded(exp.Avg(this=col(measure)), 2, DIALECT)
-            out.append(
-                _draft(
-                    f"What is the average {measure_words(measure)} of {things} for each {words(dim)}?",
-                    select_from(table, col(dim), exp.alias_(average, "average")).group_by(col(dim)).order_by(col(dim)),
-                    [table],
-                    "average-by-segment",
-                )
-            )
-        for dim in dimensions(spec, table)[:1]:
-            out.append(
-                _draft(
-                    f"Which {words(dim)} had the highest total {measure_words(measure)} in {year}, and what was it?",
-                    select_from(table, col(dim), exp.alias_(total.copy(), "total"))
-                    .where(day_between(stamp, first, last))
-                    .group_by(col(dim))
-                    .order_by(_desc(exp.column("total")))
-                    .limit(1),
-                    [table],
-                    "top-segment",
-                )
-            )
-        key = spec.tables[table].primary_key
-        if key:
-            out.append(
-                _draft(
-                    f"What were our five largest {things} by {measure_words(measure)} in {year}?",
-                    select_from(table, col(key), col(measure))
-                    .where(day_between(stamp, first, last))
-                    .order_by(_desc(col(measure)), col(key))
-                    .limit(5),
-                    [table],
-                    "largest",
-                )
-            )
+    stamp = stamp_of(spec, table) or ""
+    things = noun(spec, table)
+    total = sb.rounded(exp.Sum(this=col(measure)), 2, DIALECT)
+
+    def totals_by(dim: str) -> exp.Select:
+        query = select_from(table, col(dim), exp.alias_(total.copy(), "total")).where(day_between(stamp, first, last))
+        return query.group_by(col(dim)).order_by(descending(exp.column("total")))
+
+    for dim in dimensions(spec, table)[:2]:
         out.append(
-            _draft(
-                f"What was the total {measure_words(measure)} of our {things} over the last 30 days?",
-                select_from(table, total.copy()).where(_last_days(stamp, spec, 30)),
+            gold_draft(
+                f"What was the total {measure_words(measure)} of our {things} by {words(dim)} in {year}?",
+                totals_by(dim),
                 [table],
-                "recent-value",
+                "value-by-segment",
             )
         )
-        december = month_bounds(year, 12)
+        average = sb.rounded(exp.Avg(this=col(measure)), 2, DIALECT)
         out.append(
-            _draft(
-                f"What was the total {measure_words(measure)} of our {things} in {MONTHS[12]} {year}?",
-                select_from(table, total.copy()).where(day_between(stamp, *december)),
+            gold_draft(
+                f"What is the average {measure_words(measure)} of {things} for each {words(dim)}?",
+                select_from(table, col(dim), exp.alias_(average, "average")).group_by(col(dim)).order_by(col(dim)),
                 [table],
-                "month-value",
+                "average-by-segment",
             )
         )
-    for table in fact_tables(spec, 2):
-        stamp = stamp_of(spec, table) or ""
-        for dim in dimensions(spec, table)[:1]:
-            value = word_values(spec, table, dim)[0]
-            said = value_words(value)
-            which = f"were {said}" if dim == "status" else f"had {said} as their {words(dim)}"
-            share = _pct(sb.count_where(exp.EQ(this=col(dim), expression=lit(value))), sb.count_rows())
-            out.append(
-                _draft(
-                    f"What share of our {noun(spec, table)} in {year} {which}?",
-                    select_from(table, share).where(day_between(stamp, first, last)),
-                    [table],
-                    "slice-share",
-                )
+    for dim in dimensions(spec, table)[:1]:
+        out.append(
+            gold_draft(
+                f"Which {words(dim)} had the highest total {measure_words(measure)} in {year}, and what was it?",
+                totals_by(dim).limit(1),
+                [table],
+                "top-segment",
             )
+        )
+    key = spec.tables[table].primary_key
+    if key:
+        out.append(
+            gold_draft(
+                f"What were our five largest {things} by {measure_words(measure)} in {year}?",
+                select_from(table, col(key), col(measure))
+                .where(day_between(stamp, first, last))
+                .order_by(descending(col(measure)), col(key))
+                .limit(5),
+                [table],
+                "largest",
+            )
+        )
+    out.append(
+        gold_draft(
+            f"What was the total {measure_words(measure)} of our {things} over the last 30 days?",
+            select_from(table, total.copy()).where(last_days(stamp, spec, 30)),
+            [table],
+            "recent-value",
+        )
+    )
+    december = month_bounds(year, 12)
+    out.append(
+        gold_draft(
+            f"What was the total {measure_words(measure)} of our {things} in {MONTHS[12]} {year}?",
+            select_from(table, total.copy()).where(day_between(stamp, *december)),
+            [table],
+            "month-value",
+        )
+    )
+    return out
+
+
+def _slice_shares(spec: Spec, table: str, year: int) -> list[SuiteDraft]:
+    """The share of a table's rows in the year that hold its first segment's first value."""
+    out = []
+    first, last = date(year, 1, 1), date(year, 12, 31)
+    stamp = stamp_of(spec, table) or ""
+    for dim in dimensions(spec, table)[:1]:
+        value = word_values(spec, table, dim)[0]
+        said = value_words(value)
+        which = f"were {said}" if dim == "status" else f"had {said} as their {words(dim)}"
+        share = percent_of(sb.count_where(exp.EQ(this=col(dim), expression=lit(value))), sb.count_rows())
+        out.append(
+            gold_draft(
+                f"What share of our {noun(spec, table)} in {year} {which}?",
+                select_from(table, share).where(day_between(stamp, first, last)),
+                [table],
+                "slice-share",
+            )
+        )
     return out
 
 
@@ -408,7 +316,7 @@ def vertical_descriptive(spec: Spec, db: Database, database: str, start: int = 0
         *_parents(spec, year),
         *_planted(spec),
         *_rules(spec),
-        *_calendar(spec, year),
+        *calendar_questions(spec, year),
         *_values(spec, year),
     ]
     kept = []

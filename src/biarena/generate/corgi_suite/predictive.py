@@ -7,19 +7,15 @@ forecast records as `naive_sql` so the audit can measure it.
 """
 
 from datetime import date
-from typing import Any
 
 from sqlglot import exp
 
 from biarena.db import Database
-from biarena.generate import sql_builder as sb
 from biarena.generate.corgi_suite.common import (
-    DIALECT,
     MONTHS,
     SuiteDraft,
     col,
     count_star,
-    day_between,
     dimensions,
     last_year,
     lit,
@@ -27,7 +23,6 @@ from biarena.generate.corgi_suite.common import (
     month_bounds,
     next_months,
     numbered,
-    per_day_sql,
     percent,
     period,
     quiet_condition,
@@ -38,93 +33,26 @@ from biarena.generate.corgi_suite.common import (
     slice_condition,
     slice_name,
     sql,
-    stamp_ref,
     trend_text,
     value_measure,
     value_words,
     weight_of,
 )
+from biarena.generate.corgi_suite.forecast_evidence import (
+    TOLERANCE,
+    about,
+    average_sql,
+    count_forecast,
+    forecast_evidence,
+    rate_sql,
+    recurring_days_sql,
+    slice_forecast,
+    value_forecast,
+)
 from biarena.generate.corgi_suite.spec_roles import fact_tables, metric_columns, noun, stamp_of, words
 from biarena.records import Question
 from biarena.synth.calendar import days, density
 from biarena.synth.spec import Spec
-
-TOLERANCE = 0.10
-"""Relative tolerance of a count or value forecast."""
-
-
-def _year_before(day: date) -> date:
-    return day.replace(year=day.year - 1, day=min(day.day, 28) if day.month == 2 else day.day)
-
-
-def _naive(
-    spec: Spec,
-    table: str,
-    first: date,
-    last: date,
-    measure: exp.Expression | None = None,
-    where: exp.Expression | None = None,
-) -> str:
-    """The same period a year earlier: what a naive forecast would say (COUNT(*) unless another measure)."""
-    stamp = stamp_of(spec, table) or ""
-    window = day_between(stamp, _year_before(first), _year_before(last))
-    query = select_from(table, measure if measure is not None else sb.count_rows())
-    return sql(query.where(exp.and_(window, where) if where is not None else window))
-
-
-def _average(table: str, column: str, stamp: str, window: tuple[date, date]) -> str:
-    """The average of a column over a window of days."""
-    return sql(select_from(table, exp.Avg(this=col(column))).where(day_between(stamp, *window)))
-
-
-def _count(
-    spec: Spec, table: str, base: float, first: date, last: date, *, share: float = 1.0, **extra: Any
-) -> tuple[float, dict[str, Any]]:
-    """The expected rows of a table in [first, last] and the evidence that gives them."""
-    weight = weight_of(spec, first, last)
-    expected = base * weight * share
-    window = [first.isoformat(), last.isoformat()]
-    evidence = {
-        "kind": "forecast",
-        "expected": round(expected, 2),
-        "tolerance": TOLERANCE,
-        "window": window,
-        "parameters": {
-            "rate_per_weighted_day": round(base, 4),
-            "weight": round(weight, 4),
-            "share": round(share, 4),
-            "seasonality": seasonal_parameters(spec),
-        },
-        "support_sql": [_rate_sql(spec, table)],
-        "naive_sql": _naive(spec, table, first, last),
-    }
-    evidence.update(extra)
-    return expected, evidence
-
-
-def _rate_sql(spec: Spec, table: str) -> str:
-    """The last year's rows the rate is measured on."""
-    first, last = last_year(spec)
-    stamp = stamp_of(spec, table) or ""
-    month = sb.month_label(stamp_ref(stamp), DIALECT)
-    query = select_from(table, exp.alias_(month, "month"), count_star()).where(
-        exp.and_(day_between(stamp, first, last), quiet_condition(spec, table))
-    )
-    return sql(query.group_by(month.copy()).order_by(exp.column("month")))
-
-
-def _recurring_days(table: str, stamp: str, month: int, days: tuple[int, int] | list[int]) -> str:
-    """Rows per day on a recurring event's days (a month and a range of its days, every year)."""
-    ref = stamp_ref(stamp)
-    on_days = exp.and_(
-        exp.EQ(this=sb.date_part(ref, "month", DIALECT), expression=lit(month)),
-        exp.Between(this=sb.date_part(ref, "day", DIALECT), low=lit(days[0]), high=lit(days[1])),
-    )
-    return per_day_sql(table, stamp, on_days)
-
-
-def _about(expected: float, tolerance: float = TOLERANCE) -> str:
-    return f"About {expected:,.0f} (tolerance ±{tolerance * 100:.0f}%)."
 
 
 def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraft]:
@@ -134,11 +62,11 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
     upcoming = next_months(spec, 3)
     for year, month in upcoming:
         first, last = month_bounds(year, month)
-        expected, evidence = _count(spec, table, base, first, last)
+        expected, evidence = count_forecast(spec, table, base, first, last)
         out.append(
             SuiteDraft(
                 f"How many {things} should we expect in {MONTHS[month]} {year}?",
-                f"{_about(expected)} Trend times season: over the last twelve months the business ran at "
+                f"{about(expected)} Trend times season: over the last twelve months the business ran at "
                 f"{base:.1f} {things} per weighted day; {trend_text(spec)}; {MONTHS[month]} {year}'s days weigh "
                 f"{evidence['parameters']['weight']:.1f} in all (trend, month, weekday and recurring events included).",
                 [table],
@@ -149,12 +77,12 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
     year = upcoming[0][0]
     quarter = (upcoming[0][1] - 1) // 3
     first, last = month_bounds(year, quarter * 3 + 1)[0], month_bounds(year, quarter * 3 + 3)[1]
-    expected, evidence = _count(spec, table, base, first, last)
+    expected, evidence = count_forecast(spec, table, base, first, last)
     out.append(
         SuiteDraft(
             f"How many {things} should we plan for in the {('first', 'second', 'third', 'fourth')[quarter]} quarter "
             f"of {year}?",
-            f"{_about(expected)} The last year's rate ({base:.1f} per weighted day) carried forward on the trend "
+            f"{about(expected)} The last year's rate ({base:.1f} per weighted day) carried forward on the trend "
             f"and each month's seasonal level; {trend_text(spec)}.",
             [table],
             "forecast-quarter",
@@ -162,11 +90,11 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
         )
     )
     first, last = date(year, 1, 1), date(year, 12, 31)
-    expected, evidence = _count(spec, table, base, first, last)
+    expected, evidence = count_forecast(spec, table, base, first, last)
     out.append(
         SuiteDraft(
             f"How many {things} should we expect over {year} as a whole?",
-            f"{_about(expected)} The last year's rate carried through {year}: {trend_text(spec)}; seasons and "
+            f"{about(expected)} The last year's rate carried through {year}: {trend_text(spec)}; seasons and "
             "recurring events shift volume between months but not the year's total.",
             [table],
             "forecast-year",
@@ -175,12 +103,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
     )
     measure = value_measure(spec, table)
     if measure:
-        stamp = stamp_of(spec, table) or ""
-        window = last_year(spec)
-        average = float(db.execute(_average(table, measure, stamp, window)).rows[0][0] or 0)
-        year, month = upcoming[0]
-        first, last = month_bounds(year, month)
-        expected, evidence = _count(spec, table, base, first, last)
+        year, month, expected, average, evidence = value_forecast(spec, db, table, base, measure, "measure")
         out.append(
             SuiteDraft(
                 f"What total {measure_words(measure)} should we expect from {things} in {MONTHS[month]} {year}?",
@@ -188,12 +111,7 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                 f"{measure_words(measure)} of {average:,.2f} (tolerance ±{TOLERANCE * 100:.0f}%).",
                 [table],
                 "forecast-value",
-                evidence
-                | {
-                    "expected": round(expected * average, 2),
-                    "naive_sql": _naive(spec, table, first, last, exp.Sum(this=col(measure))),
-                    "parameters": evidence["parameters"] | {"average": round(average, 4), "measure": measure},
-                },
+                evidence,
             )
         )
         column = spec.tables[table].columns[measure]
@@ -205,14 +123,13 @@ def _totals(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                 "average carries forward.",
                 [table],
                 "forecast-average",
-                {
-                    "kind": "forecast",
-                    "expected": round(average, 4),
-                    "tolerance": 0.05,
-                    "window": [first.isoformat(), last.isoformat()],
-                    "parameters": {"column": column.model_dump(mode="json", exclude_none=True)},
-                    "support_sql": [_average(table, measure, stamp, window)],
-                },
+                forecast_evidence(
+                    round(average, 4),
+                    {"column": column.model_dump(mode="json", exclude_none=True)},
+                    [average_sql(table, measure, stamp_of(spec, table) or "", last_year(spec))],
+                    tolerance=0.05,
+                    window=month_bounds(year, month),
+                ),
             )
         )
     return out
@@ -232,14 +149,13 @@ def _growth(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
             f"About {percent(this / before)} over the year (tolerance ±3 points): {trend_text(spec)}.",
             [table],
             "forecast-growth",
-            {
-                "kind": "forecast",
-                "expected": round(this / before - 1, 4),
-                "tolerance": 0.03,
-                "tolerance_unit": "points",
-                "parameters": parameters | {"weight_this_year": this, "weight_year_before": before},
-                "support_sql": [_rate_sql(spec, table)],
-            },
+            forecast_evidence(
+                round(this / before - 1, 4),
+                parameters | {"weight_this_year": this, "weight_year_before": before},
+                [rate_sql(spec, table)],
+                tolerance=0.03,
+                unit="points",
+            ),
         )
     )
     weights = {m: weight_of(spec, *month_bounds(year, m)) for m in range(1, 13)}
@@ -252,37 +168,14 @@ def _growth(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
                 f"{MONTHS[month]} on top of the trend; {trend_text(spec)}.",
                 [table],
                 form,
-                {
-                    "kind": "forecast",
-                    "expected": MONTHS[month],
-                    "parameters": parameters | {"month_weights": {str(k): round(v, 3) for k, v in weights.items()}},
-                    "support_sql": [_rate_sql(spec, table)],
-                },
+                forecast_evidence(
+                    MONTHS[month],
+                    parameters | {"month_weights": {str(k): round(v, 3) for k, v in weights.items()}},
+                    [rate_sql(spec, table)],
+                ),
             )
         )
-    next_year, month = next_months(spec, 2)[1]
-    first, last = month_bounds(next_year, month)
-    span = days(first, last)
-    weight = density(span, spec.seasonality)
-    weekend = float(sum(w for d, w in zip(span, weight, strict=True) if d.weekday() >= 5) / weight.sum())
-    out.append(
-        SuiteDraft(
-            f"What share of our {things} in {MONTHS[month]} {next_year} should fall on weekends?",
-            f"About {weekend * 100:.1f}% (tolerance ±3 points): the month's weekend days weighted by the weekend "
-            "level against its weekdays.",
-            [table],
-            "forecast-weekend-share",
-            {
-                "kind": "forecast",
-                "expected": round(weekend, 4),
-                "tolerance": 0.03,
-                "tolerance_unit": "points",
-                "window": [first.isoformat(), last.isoformat()],
-                "parameters": {"weekend": spec.seasonality.weekend},
-                "support_sql": [_rate_sql(spec, table)],
-            },
-        )
-    )
+    out.append(_weekend_share(spec, table))
     year_ahead, month = next_months(spec, 3)[2]
     first, last = month_bounds(year_ahead, month)
     ratio = weight_of(spec, first, last) / weight_of(spec, *month_bounds(year_ahead - 1, month))
@@ -293,18 +186,42 @@ def _growth(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
             "seasonal level is the same both years.",
             [table],
             "forecast-yoy",
-            {
-                "kind": "forecast",
-                "expected": round(ratio - 1, 4),
-                "tolerance": 0.05,
-                "tolerance_unit": "points",
-                "window": [first.isoformat(), last.isoformat()],
-                "parameters": parameters,
-                "support_sql": [_rate_sql(spec, table)],
-            },
+            forecast_evidence(
+                round(ratio - 1, 4),
+                parameters,
+                [rate_sql(spec, table)],
+                tolerance=0.05,
+                unit="points",
+                window=(first, last),
+            ),
         )
     )
     return out
+
+
+def _weekend_share(spec: Spec, table: str) -> SuiteDraft:
+    """The share of a table's rows the month after next should bring on weekends."""
+    things = noun(spec, table)
+    next_year, month = next_months(spec, 2)[1]
+    first, last = month_bounds(next_year, month)
+    span = days(first, last)
+    weight = density(span, spec.seasonality)
+    weekend = float(sum(w for d, w in zip(span, weight, strict=True) if d.weekday() >= 5) / weight.sum())
+    return SuiteDraft(
+        f"What share of our {things} in {MONTHS[month]} {next_year} should fall on weekends?",
+        f"About {weekend * 100:.1f}% (tolerance ±3 points): the month's weekend days weighted by the weekend "
+        "level against its weekdays.",
+        [table],
+        "forecast-weekend-share",
+        forecast_evidence(
+            round(weekend, 4),
+            {"weekend": spec.seasonality.weekend},
+            [rate_sql(spec, table)],
+            tolerance=0.03,
+            unit="points",
+            window=(first, last),
+        ),
+    )
 
 
 def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
@@ -317,19 +234,12 @@ def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
         generating = shares(spec, table, dim)
         value = max(generating, key=generating.get)
         share = generating[value]
-        expected, evidence = _count(
-            spec,
-            table,
-            base,
-            first,
-            last,
-            share=share,
-            naive_sql=_naive(spec, table, first, last, where=exp.EQ(this=col(dim), expression=lit(value))),
-        )
+        where = exp.EQ(this=col(dim), expression=lit(value))
+        expected, evidence = slice_forecast(spec, table, base, first, last, share, where)
         out.append(
             SuiteDraft(
                 f"How many {value_words(value)} {things} should we expect in {MONTHS[month]} {year}?",
-                f"{_about(expected)} The month's expected {things} times the usual share of {value_words(value)} "
+                f"{about(expected)} The month's expected {things} times the usual share of {value_words(value)} "
                 f"among them ({share * 100:.1f} in 100).",
                 [table],
                 "forecast-slice",
@@ -345,22 +255,14 @@ def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
                 "moves it.",
                 [table],
                 "forecast-mix",
-                {
-                    "kind": "forecast",
-                    "expected": round(generating[low], 4),
-                    "tolerance": 0.03,
-                    "tolerance_unit": "points",
-                    "window": [first.isoformat(), last.isoformat()],
-                    "parameters": {"column": dim, "shares": generating},
-                    "support_sql": [
-                        sql(
-                            select_from(table, col(dim), count_star())
-                            .where(quiet_condition(spec, table))
-                            .group_by(col(dim))
-                            .order_by(col(dim))
-                        )
-                    ],
-                },
+                forecast_evidence(
+                    round(generating[low], 4),
+                    {"column": dim, "shares": generating},
+                    [_mix_sql(spec, table, dim)],
+                    tolerance=0.03,
+                    unit="points",
+                    window=(first, last),
+                ),
             )
         )
     for name, column in spec.tables[table].columns.items():
@@ -375,15 +277,13 @@ def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
         share = weights[top] * population.get(top, 0.0) / total
         parents = select_from(parent, col(key)).where(exp.EQ(this=col(by), expression=lit(top)))
         where = exp.In(this=col(name), query=exp.Subquery(this=parents))
-        expected, evidence = _count(
-            spec, table, base, first, last, share=share, naive_sql=_naive(spec, table, first, last, where=where)
-        )
+        expected, evidence = slice_forecast(spec, table, base, first, last, share, where)
         evidence["parameters"] |= {"weights": weights, "population": population}
         out.append(
             SuiteDraft(
                 f"How many {things} should we expect from {value_words(top)} {noun(spec, parent)} in "
                 f"{MONTHS[month]} {year}?",
-                f"{_about(expected)} {value_words(top).capitalize()} {noun(spec, parent)} are "
+                f"{about(expected)} {value_words(top).capitalize()} {noun(spec, parent)} are "
                 f"{population.get(top, 0) * 100:.1f} in 100 of {noun(spec, parent)} but, each being more active, "
                 f"bring {share * 100:.1f} in 100 of {things}.",
                 [table, parent],
@@ -394,6 +294,12 @@ def _slices(spec: Spec, table: str, base: float) -> list[SuiteDraft]:
     return out
 
 
+def _mix_sql(spec: Spec, table: str, dim: str) -> str:
+    """The rows of each value of a dimension outside planted windows: the usual mix."""
+    query = select_from(table, col(dim), count_star()).where(quiet_condition(spec, table))
+    return sql(query.group_by(col(dim)).order_by(col(dim)))
+
+
 def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraft]:
     """Recurring events next year, and planted slices back at their usual level."""
     out = []
@@ -401,13 +307,13 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
     year = next_months(spec, 1)[0][0]
     for event in spec.seasonality.events:
         first, last = date(year, event.month, event.days[0]), date(year, event.month, event.days[1])
-        expected, evidence = _count(spec, table, base, first, last)
+        expected, evidence = count_forecast(spec, table, base, first, last)
         evidence["parameters"] |= {"event": event.model_dump(mode="json")}
         out.append(
             SuiteDraft(
                 f"How many {things} should we expect over {MONTHS[event.month]} {event.days[0]}-{event.days[1]}, "
                 f"{year} ({event.reason or value_words(event.name)})?",
-                f"{_about(expected)} Those days run at {event.factor:.2f} times their usual level "
+                f"{about(expected)} Those days run at {event.factor:.2f} times their usual level "
                 f"({percent(event.factor)}), as every year, on top of the trend.",
                 [table],
                 "forecast-event-count",
@@ -423,14 +329,13 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                     f"({event.reason or value_words(event.name)}).",
                     [table],
                     "forecast-event",
-                    {
-                        "kind": "forecast",
-                        "expected": round(event.factor - 1, 4),
-                        "tolerance": 0.05,
-                        "tolerance_unit": "points",
-                        "parameters": {"event": event.model_dump(mode="json")},
-                        "support_sql": [_recurring_days(table, stamp_of(spec, table) or "", event.month, event.days)],
-                    },
+                    forecast_evidence(
+                        round(event.factor - 1, 4),
+                        {"event": event.model_dump(mode="json")},
+                        [recurring_days_sql(table, stamp_of(spec, table) or "", event.month, event.days)],
+                        tolerance=0.05,
+                        unit="points",
+                    ),
                 )
             )
     for event in spec.planted:
@@ -439,21 +344,13 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
         year, month = next_months(spec, 1)[0]
         first, last = month_bounds(year, month)
         share = spec.slice_share(event)
-        expected, evidence = _count(
-            spec,
-            table,
-            base,
-            first,
-            last,
-            share=share,
-            naive_sql=_naive(spec, table, first, last, where=slice_condition(event)),
-        )
+        expected, evidence = slice_forecast(spec, table, base, first, last, share, slice_condition(event))
         evidence["parameters"] |= {"planted": event.name, "window": [event.start.isoformat(), event.end.isoformat()]}
         out.append(
             SuiteDraft(
                 f"How many {slice_name(spec, event)} should we expect in {MONTHS[month]} {year}, now that the "
                 f"{'rise' if event.factor >= 1 else 'fall'} seen {period(event)} is over?",
-                f"{_about(expected)} The change ended with its window, so {slice_name(spec, event)} return to "
+                f"{about(expected)} The change ended with its window, so {slice_name(spec, event)} return to "
                 f"their usual share of {things} ({share * 100:.1f} in 100) on the trend.",
                 [table],
                 "forecast-recovery",
@@ -462,12 +359,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
         )
     ruled = [r.column for r in spec.rules if r.table == table and r.column in metric_columns(spec, table)]
     for column in dict.fromkeys(ruled):
-        stamp = stamp_of(spec, table) or ""
-        window = last_year(spec)
-        average = float(db.execute(_average(table, column, stamp, window)).rows[0][0] or 0)
-        year, month = next_months(spec, 1)[0]
-        first, last = month_bounds(year, month)
-        expected, evidence = _count(spec, table, base, first, last)
+        year, month, expected, average, evidence = value_forecast(spec, db, table, base, column, "column")
         out.append(
             SuiteDraft(
                 f"What will the {words(column)} on our {things} come to in {MONTHS[month]} {year}?",
@@ -475,12 +367,7 @@ def _events(spec: Spec, db: Database, table: str, base: float) -> list[SuiteDraf
                 f"{things}, and the rule that sets the {words(column)} gives {average:,.2f} per row on average.",
                 [table],
                 "forecast-rule-value",
-                evidence
-                | {
-                    "expected": round(expected * average, 2),
-                    "naive_sql": _naive(spec, table, first, last, exp.Sum(this=col(column))),
-                    "parameters": evidence["parameters"] | {"average": round(average, 4), "column": column},
-                },
+                evidence,
             )
         )
     return out

@@ -19,13 +19,10 @@ from biarena.generate.corgi_suite.common import (
     condition,
     count_star,
     day_between,
-    dimensions,
     hidden_evidence,
     is_definition,
     is_value,
-    join_on,
     last_year,
-    measure_words,
     month_bounds,
     monthly_sql,
     next_months,
@@ -40,118 +37,30 @@ from biarena.generate.corgi_suite.common import (
     slice_name,
     sql,
     trend_text,
-    value_measure,
     value_words,
     weight_of,
-    weighted_links,
 )
+from biarena.generate.corgi_suite.segment_questions import segment_questions
 from biarena.generate.corgi_suite.spec_roles import fact_tables, noun, stamp_of, words
 from biarena.records import Question
 from biarena.synth.spec import Spec
 
-_OUTCOMES = ("status", "result", "outcome", "state")
-"""Category columns that record what happened to a row, not a lever a business can pull."""
-
-
-def _known(node: exp.Expression) -> exp.Expression:
-    return exp.Not(this=exp.Is(this=node, expression=exp.Null()))
-
-
-def _desc(name: str) -> exp.Ordered:
-    return exp.Ordered(this=exp.column(name), desc=True)
-
 
 def _timing(spec: Spec) -> list[SuiteDraft]:
+    """When to promote, add capacity, launch, save, staff and discount (from the seasons and the weekend level), and
+    how to prepare for the recurring events."""
     out = []
-    months = spec.seasonality.months
-    reasons = spec.seasonality.reasons
     first, last = last_year(spec)
     parameters = {"seasonality": seasonal_parameters(spec)}
     for number, table in enumerate(fact_tables(spec)):
-        things = noun(spec, table)
         evidence = {
             "kind": "seasonal",
             "parameters": parameters,
             "support_sql": [monthly_sql(spec, table, first, last)],
         }
-        if months:
-            low, high = min(months, key=months.get), max(months, key=months.get)
-            out.append(
-                SuiteDraft(
-                    f"When should we run a promotion to lift {things} in our slowest period?",
-                    f"In {MONTHS[low]}, the weakest month ({percent(months[low])}, {reasons.get(low, 'seasonal')}), "
-                    "to fill the seasonal trough.",
-                    [table],
-                    "promotion-timing",
-                    evidence,
-                )
-            )
-            out.append(
-                SuiteDraft(
-                    f"When should we add capacity or staff to handle {things}?",
-                    f"Before {MONTHS[high]}, the peak month ({percent(months[high])}, {reasons.get(high, 'seasonal')})"
-                    + "".join(
-                        f", and for {e.reason or e.name} ({MONTHS[e.month]} {e.days[0]}-{e.days[1]}, "
-                        f"{percent(e.factor)})"
-                        for e in spec.seasonality.events
-                    )
-                    + ".",
-                    [table],
-                    "capacity-timing",
-                    evidence,
-                )
-            )
-            if number == 0:
-                ahead = MONTHS[high - 1 if high > 1 else 12]
-                out.append(
-                    SuiteDraft(
-                        f"When should we launch a campaign to reach the most people with our {things}?",
-                        f"In {ahead}, just before the {MONTHS[high]} peak ({percent(months[high])}, "
-                        f"{reasons.get(high, 'seasonal')}), so the campaign rides the season's rising demand.",
-                        [table],
-                        "launch-timing",
-                        evidence,
-                    )
-                )
-                out.append(
-                    SuiteDraft(
-                        f"Where can we save on running costs for {things} during the year's quietest stretch?",
-                        f"Scale capacity down in {MONTHS[low]} ({percent(months[low])}, "
-                        f"{reasons.get(low, 'seasonal')})"
-                        + "".join(
-                            f" and {MONTHS[m]} ({percent(f)})" for m, f in sorted(months.items()) if f < 1 and m != low
-                        )
-                        + ", when demand is below its usual level, and bring it back before the busy months.",
-                        [table],
-                        "trough-savings",
-                        evidence,
-                    )
-                )
-        weekend = spec.seasonality.weekend
-        if weekend != 1.0:
-            busier, quieter = ("weekends", "weekdays") if weekend > 1 else ("weekdays", "weekends")
-            days_evidence = evidence | {"parameters": {"weekend": weekend}}
-            out.append(
-                SuiteDraft(
-                    f"Should we schedule more support for {things} on weekends or on weekdays?",
-                    f"On {busier}: weekend activity runs at {weekend:.2f} times the weekday level "
-                    f"({percent(weekend)}).",
-                    [table],
-                    "staffing-days",
-                    days_evidence,
-                )
-            )
-            if number == 0:
-                out.append(
-                    SuiteDraft(
-                        f"Should we run discounts on {things} on weekends or on weekdays?",
-                        f"On {quieter}, the quieter days (weekend activity is {weekend:.2f} times the weekday level, "
-                        f"{percent(weekend)}), where spare capacity costs least to fill.",
-                        [table],
-                        "discount-days",
-                        days_evidence,
-                    )
-                )
+        if spec.seasonality.months:
+            out += _month_timing(spec, table, number, evidence)
+        out += _weekday_timing(spec, table, number, evidence)
     for event in spec.seasonality.events:
         table = fact_tables(spec, 1)[0]
         out.append(
@@ -169,6 +78,95 @@ def _timing(spec: Spec) -> list[SuiteDraft]:
                 },
             )
         )
+    return out
+
+
+def _month_timing(spec: Spec, table: str, number: int, evidence: dict) -> list[SuiteDraft]:
+    """When to promote, add capacity, launch (for the first fact table) and save, from the monthly levels."""
+    out = []
+    months = spec.seasonality.months
+    reasons = spec.seasonality.reasons
+    things = noun(spec, table)
+    low, high = min(months, key=months.get), max(months, key=months.get)
+    out.append(
+        SuiteDraft(
+            f"When should we run a promotion to lift {things} in our slowest period?",
+            f"In {MONTHS[low]}, the weakest month ({percent(months[low])}, {reasons.get(low, 'seasonal')}), "
+            "to fill the seasonal trough.",
+            [table],
+            "promotion-timing",
+            evidence,
+        )
+    )
+    out.append(
+        SuiteDraft(
+            f"When should we add capacity or staff to handle {things}?",
+            f"Before {MONTHS[high]}, the peak month ({percent(months[high])}, {reasons.get(high, 'seasonal')})"
+            + "".join(
+                f", and for {e.reason or e.name} ({MONTHS[e.month]} {e.days[0]}-{e.days[1]}, {percent(e.factor)})"
+                for e in spec.seasonality.events
+            )
+            + ".",
+            [table],
+            "capacity-timing",
+            evidence,
+        )
+    )
+    if number == 0:
+        ahead = MONTHS[high - 1 if high > 1 else 12]
+        out.append(
+            SuiteDraft(
+                f"When should we launch a campaign to reach the most people with our {things}?",
+                f"In {ahead}, just before the {MONTHS[high]} peak ({percent(months[high])}, "
+                f"{reasons.get(high, 'seasonal')}), so the campaign rides the season's rising demand.",
+                [table],
+                "launch-timing",
+                evidence,
+            )
+        )
+        out.append(
+            SuiteDraft(
+                f"Where can we save on running costs for {things} during the year's quietest stretch?",
+                f"Scale capacity down in {MONTHS[low]} ({percent(months[low])}, "
+                f"{reasons.get(low, 'seasonal')})"
+                + "".join(f" and {MONTHS[m]} ({percent(f)})" for m, f in sorted(months.items()) if f < 1 and m != low)
+                + ", when demand is below its usual level, and bring it back before the busy months.",
+                [table],
+                "trough-savings",
+                evidence,
+            )
+        )
+    return out
+
+
+def _weekday_timing(spec: Spec, table: str, number: int, evidence: dict) -> list[SuiteDraft]:
+    """Which days to staff and (for the first fact table) to discount, from the weekend level."""
+    out: list[SuiteDraft] = []
+    things = noun(spec, table)
+    weekend = spec.seasonality.weekend
+    if weekend != 1.0:
+        busier, quieter = ("weekends", "weekdays") if weekend > 1 else ("weekdays", "weekends")
+        days_evidence = evidence | {"parameters": {"weekend": weekend}}
+        out.append(
+            SuiteDraft(
+                f"Should we schedule more support for {things} on weekends or on weekdays?",
+                f"On {busier}: weekend activity runs at {weekend:.2f} times the weekday level ({percent(weekend)}).",
+                [table],
+                "staffing-days",
+                days_evidence,
+            )
+        )
+        if number == 0:
+            out.append(
+                SuiteDraft(
+                    f"Should we run discounts on {things} on weekends or on weekdays?",
+                    f"On {quieter}, the quieter days (weekend activity is {weekend:.2f} times the weekday level, "
+                    f"{percent(weekend)}), where spare capacity costs least to fill.",
+                    [table],
+                    "discount-days",
+                    days_evidence,
+                )
+            )
     return out
 
 
@@ -229,161 +227,6 @@ def _growth(spec: Spec, db: Database) -> list[SuiteDraft]:
                     "parameters": {"seasonality": seasonal_parameters(spec)},
                     "support_sql": [monthly_sql(spec, table, spec.start, last)],
                 },
-            )
-        )
-    return out
-
-
-def _segments(spec: Spec, db: Database) -> list[SuiteDraft]:
-    out = []
-    first, last = last_year(spec)
-    for table in fact_tables(spec):
-        stamp = stamp_of(spec, table) or ""
-        things = noun(spec, table)
-        measure = value_measure(spec, table)
-        if measure and "cost" in measure:
-            measure = None  # what we spend is no goal to grow: segments are weighed by the rows they bring
-        label = f"the total {measure_words(measure)} of our {things}" if measure else f"the number of {things}"
-        one = things[:-1] if things.endswith("s") else things
-        levers = [d for d in dimensions(spec, table) if not any(w in d for w in _OUTCOMES)]
-        for number, dim in enumerate(levers):
-            # rows whose value is empty (a key that is optional, and what is read through it) are no segment
-            known = exp.and_(day_between(stamp, first, last), _known(col(dim)))
-            total = exp.Sum(this=col(measure)) if measure else sb.count_rows()
-            query = (
-                select_from(table, col(dim), exp.alias_(total, "total"))
-                .where(known)
-                .group_by(col(dim))
-                .order_by(_desc("total"))
-            )
-            rows = db.execute(sql(query)).rows
-            if len(rows) < 2:
-                continue
-            evidence = {
-                "kind": "segment",
-                "parameters": {"table": table, "column": dim, "measure": measure or "rows"},
-                "window": [first.isoformat(), last.isoformat()],
-                "support_sql": [sql(query)],
-            }
-            out.append(
-                SuiteDraft(
-                    f"Which {words(dim)} should we prioritise to grow {label}?",
-                    f"{value_words(rows[0][0])}: it brought the most over the last twelve months "
-                    f"({rows[0][1]:,.0f}, against {rows[-1][1]:,.0f} for {value_words(rows[-1][0])}, the least).",
-                    [table],
-                    "priority-segment",
-                    evidence,
-                )
-            )
-            if measure and number < 2:
-                average = sql(
-                    select_from(table, col(dim), exp.alias_(exp.Avg(this=col(measure)), "average"), count_star())
-                    .where(known.copy())
-                    .group_by(col(dim))
-                    .order_by(_desc("average"))
-                )
-                rows = db.execute(average).rows
-                out.append(
-                    SuiteDraft(
-                        f"Which {words(dim)} is worth the most to us per {one}, and should we steer more business "
-                        "there?",
-                        f"{value_words(rows[0][0])} has the highest average {measure_words(measure)} "
-                        f"({rows[0][1]:,.2f}, against {rows[-1][1]:,.2f} for {value_words(rows[-1][0])}, "
-                        f"{(rows[0][1] / rows[-1][1] - 1) * 100:.0f} in 100 more); weigh that gap against the volume "
-                        "each brings before steering business there.",
-                        [table],
-                        "value-per-segment",
-                        evidence | {"support_sql": [average]},
-                    )
-                )
-        for name, column in spec.tables[table].columns.items():
-            if column.kind != "foreign" or not column.ref or column.weight:
-                continue
-            parent, key = column.ref.split(".")
-            if spec.tables[parent].scaled:
-                continue
-            for dim in dimensions(spec, parent)[:1]:
-                total = exp.Sum(this=col(measure, "t")) if measure else sb.count_rows()
-                query = (
-                    join_on(
-                        select_from(table, col(dim, "p"), exp.alias_(total, "total"), alias="t"),
-                        parent,
-                        "p",
-                        col(name, "t"),
-                        col(key, "p"),
-                    )
-                    .where(exp.and_(day_between(stamp, first, last, "t"), _known(col(dim, "p"))))
-                    .group_by(col(dim, "p"))
-                    .order_by(_desc("total"))
-                )
-                rows = db.execute(sql(query)).rows
-                if len(rows) < 2:
-                    continue
-                out.append(
-                    SuiteDraft(
-                        f"Which {words(parent)} {words(dim) if dim != 'name' else ''}".rstrip()
-                        + f" should we invest in to grow {label}?",
-                        f"{value_words(rows[0][0])}: it brought the most over the last twelve months "
-                        f"({rows[0][1]:,.0f}, against {rows[-1][1]:,.0f} for {value_words(rows[-1][0])}, the least).",
-                        [table, parent],
-                        "expansion-focus",
-                        {
-                            "kind": "segment",
-                            "parameters": {
-                                "table": table,
-                                "parent": parent,
-                                "column": dim,
-                                "measure": measure or "rows",
-                            },
-                            "window": [first.isoformat(), last.isoformat()],
-                            "support_sql": [sql(query)],
-                        },
-                    )
-                )
-    for link in weighted_links(spec):
-        table, name, parent, key, by, weights = link.table, link.column, link.parent, link.key, link.by, link.weights
-        top, rates = link.top, link.rates
-        evidence = {
-            "kind": "segment",
-            "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
-            "support_sql": [
-                sql(
-                    join_on(
-                        select_from(
-                            table,
-                            col(by, "p"),
-                            count_star(),
-                            exp.alias_(exp.Count(this=exp.Distinct(expressions=[col(name, "t")])), "active"),
-                            alias="t",
-                        ),
-                        parent,
-                        "p",
-                        col(name, "t"),
-                        col(key, "p"),
-                    )
-                    .group_by(col(by, "p"))
-                    .order_by(_desc("n"))
-                )
-            ],
-        }
-        out.append(
-            SuiteDraft(
-                f"Which {words(parent)} {words(by)} should we focus retention on to protect {noun(spec, table)}?",
-                f"{top}: each {top} {words(parent)} generates the most {noun(spec, table)} (relative rates: {rates}).",
-                [table, parent],
-                "retention-focus",
-                evidence,
-            )
-        )
-        out.append(
-            SuiteDraft(
-                f"What kind of {noun(spec, parent)} should our acquisition campaigns target to grow "
-                f"{noun(spec, table)}?",
-                f"{top} {noun(spec, parent)}: one of them brings as many {noun(spec, table)} as "
-                f"{weights[top] / min(weights.values()):.1f} of the least active kind (relative rates: {rates}).",
-                [table, parent],
-                "acquisition-target",
-                evidence,
             )
         )
     return out
@@ -470,7 +313,7 @@ def _planted(spec: Spec) -> list[SuiteDraft]:
 
 def recommendational(spec: Spec, db: Database, database: str) -> list[Question]:
     """What-should-we-do questions: timing, growth, segments, policies and responses to planted events."""
-    drafts = [*_timing(spec), *_growth(spec, db), *_segments(spec, db), *_policies(spec, db), *_planted(spec)]
+    drafts = [*_timing(spec), *_growth(spec, db), *segment_questions(spec, db), *_policies(spec, db), *_planted(spec)]
     for draft in drafts:
         draft.labels = ["corgi:simulated"]
     return numbered(spec, database, "type4", drafts)

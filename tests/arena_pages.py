@@ -2,7 +2,8 @@
 
 What is random by design is pinned, not masked: the store's clock is frozen and `secrets.token_urlsafe` draws from
 a counter, so tokens, cookies and timestamps come out the same on every run. Left to normalize are the run ids
-(they hash the runs' creation times), the temporary folder, and a cookie's `expires` date (from the wall clock).
+(they hash the runs' creation times), the temporary folder, a cookie's `expires` date (from the wall clock), and a
+static file's `etag` and `last-modified` (from the checkout's file times).
 
 `python -m tests.arena_pages` rewrites the fixture `tests/fixtures/arena_pages.json` from the current code.
 """
@@ -61,6 +62,8 @@ class Capture:
             [name, re.sub(r"expires=[^;]+", "expires=<date>", value) if name == "set-cookie" else value]
             for name, value in response.headers.multi_items()
         ]
+        # a static file's validators come from the file's modification time: a checkout's, not the code's
+        headers = [[name, f"<{name}>" if name in ("etag", "last-modified") else value] for name, value in headers]
         self.steps[step] = {
             "request": f"{response.request.method} {response.request.url.raw_path.decode()}",
             "status": response.status_code,

@@ -163,7 +163,8 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine only (`localhost`, 127.0.0.0/8, ::1): where a server needs no key."""
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
@@ -196,7 +197,7 @@ def serve_model(settings: ServeSettings, on_event: EventHandler = ignore) -> Non
     server = ModelServer(
         model, host=settings.host, port=settings.port, api_key=api_key, max_tokens=settings.max_tokens
     )
-    if not _loopback(settings.host) and api_key is None:
+    if not is_loopback(settings.host) and api_key is None:
         on_event(
             Message(
                 f"note: listening on {settings.host} with no key: whoever reaches this port can use the model "

@@ -7,6 +7,7 @@ from typing import Any
 from biarena.metrics.summary import SummaryRow
 from biarena.report.comparison import ComparedRun, Comparison
 from biarena.report.judge_tables import judge_json, judge_legend, judge_rows, judge_scores, judge_tables
+from biarena.runner.run import ToolFigures
 
 SECTIONS = [("by category", "by_label"), ("by language", "by_language"), ("overall", "overall")]
 """Table title and ComparedRun field, in the order they print."""
@@ -72,15 +73,14 @@ def outcome_line(summary: ComparedRun) -> str:
 def tools_line(summary: ComparedRun) -> str | None:
     """`tools: 3.0 statements per answer, 2 failed, 0.41 s in the database` for a run whose answers used the
     database tools; None for one whose did not."""
-    answers = [a for a in (*summary.run.answers, *(a for t in summary.run.tries for a in t.answers)) if a.tool_calls]
-    if not answers:
+    figures = ToolFigures()
+    for answer in (*summary.run.answers, *(a for t in summary.run.tries for a in t.answers)):
+        figures.add(answer)
+    if not figures.answers:
         return None
-    steps = [step for answer in answers for step in answer.steps]
-    failed = sum(1 for step in steps if not step.ok)
-    seconds = sum(step.elapsed for step in steps)
     return (
-        f"tools: {len(steps) / len(answers):.1f} statements per answer, {failed} failed, "
-        f"{seconds:.2f} s in the database"
+        f"tools: {figures.statements / figures.answers:.1f} statements per answer, {figures.failed_statements} "
+        f"failed, {figures.database_seconds:.2f} s in the database"
     )
 
 

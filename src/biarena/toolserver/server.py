@@ -1,7 +1,6 @@
 """ToolServer: the tool server of one run, on loopback by default, in a thread of the run's process."""
 
 import contextlib
-import ipaddress
 import sys
 import threading
 import time
@@ -10,6 +9,7 @@ from typing import Any
 
 from biarena.agents.tool_session import OPERATIONS, ToolSession
 from biarena.errors import UsageError
+from biarena.llm.model_server import is_loopback
 from biarena.toolserver.sessions import SessionBook, bearer
 
 STARTUP_SECONDS = 30.0
@@ -39,7 +39,7 @@ class ToolServer:
         self.book = SessionBook()
         self.mcp = build_mcp(self._call)
         list_tools, call_tool = tool_routes(self.book, self.mcp.list_tools)
-        loopback = _is_loopback(host)
+        loopback = is_loopback(host)
         security = None if loopback else TransportSecuritySettings(enable_dns_rebinding_protection=False)
         app = self.mcp.streamable_http_app(
             stateless_http=True, json_response=True, transport_security=security, host=host if loopback else "0.0.0.0"
@@ -105,15 +105,6 @@ class ToolServer:
     def close(self, token: str) -> None:
         """End a question's session."""
         self.book.close(token)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @contextlib.contextmanager

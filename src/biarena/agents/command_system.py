@@ -15,9 +15,9 @@ from pydantic import field_validator
 
 from biarena.agents.external import (
     READ_CHUNK,
-    ExternalSystem,
     ReplyTooLarge,
     ServiceOptions,
+    ServiceSystem,
     SystemFailed,
     SystemTimeout,
     parse_reply,
@@ -44,7 +44,7 @@ class CommandOptions(ServiceOptions):
         return command
 
 
-class CommandSystem(ExternalSystem):
+class CommandSystem(ServiceSystem):
     """Runs a user's command with the question as JSON on stdin; reads JSON from stdout, within limits."""
 
     name = "command"
@@ -62,7 +62,6 @@ class CommandSystem(ExternalSystem):
                 "(not found or not executable)"
             )
         self.target = self.options.command
-        self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
 
     def call(self, payload: dict[str, Any]) -> Any:
         """One process (and its children) per question; killed at the deadline or when its output is too large."""

@@ -276,6 +276,19 @@ def said_text(said: bytes | bytearray, read: int = _SAID_READ) -> str:
     return redact_start(text, whole=len(said) < read)
 
 
+class ServiceSystem(ExternalSystem):
+    """What a system biarena waits for shares: its deadline per question and its reply size limit."""
+
+    Options: type[ServiceOptions] = ServiceOptions
+    options: ServiceOptions
+    timeout: float
+    max_reply_bytes: int
+
+    def __init__(self, options: ServiceOptions | None, values: dict[str, Any]) -> None:
+        super().__init__(options, values)
+        self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
+
+
 class PythonSystem(ExternalSystem):
     """Calls `module:function(payload) -> dict`."""
 

@@ -14,9 +14,9 @@ from pydantic import field_validator
 
 from biarena.agents.external import (
     READ_CHUNK,
-    ExternalSystem,
     ReplyTooLarge,
     ServiceOptions,
+    ServiceSystem,
     SystemFailed,
     SystemTimeout,
     parse_reply,
@@ -43,7 +43,7 @@ class HttpOptions(ServiceOptions):
         return url
 
 
-class HttpSystem(ExternalSystem):
+class HttpSystem(ServiceSystem):
     """POSTs the question as JSON to a URL and reads a JSON answer, within a total deadline and a size limit."""
 
     name = "http"
@@ -53,7 +53,6 @@ class HttpSystem(ExternalSystem):
     def __init__(self, options: HttpOptions | None = None, **values: Any) -> None:
         super().__init__(options, values)
         self.target = self.options.url
-        self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
 
     def call(self, payload: dict[str, Any]) -> Any:
         """One POST; the connection is cut at the deadline however slowly the server sends."""

@@ -108,6 +108,17 @@ def test_a_broken_flag_is_one_line(tmp_path: Path) -> None:
     assert "flag-1.json" in result.stderr and "insight_list" in result.stderr
 
 
+def test_a_table_wider_than_sqlite_allows_is_one_line(tmp_path: Path) -> None:
+    copy = tmp_path / "repo"
+    shutil.copytree(FIXTURE, copy)
+    header = ",".join(f"c{i}" for i in range(2500))
+    (copy / "data" / "notebooks" / "csvs" / "flag-1.csv").write_text(f"{header}\n{','.join(['1'] * 2500)}\n")
+    result = cli("import", "insightbench", copy, "-o", tmp_path / "out", "--no-gold-check")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()] and "Traceback" not in result.stderr
+    assert "2500 columns" in result.stderr and "-O engine=duckdb" in result.stderr
+
+
 def test_a_gold_free_run_is_scored_by_rouge_and_values(imported: Path, tmp_path: Path) -> None:
     run = tmp_path / "run.sqlite"
     result = cli("run", imported, "--agent", "sequential", "--model", "mock", "-o", run)

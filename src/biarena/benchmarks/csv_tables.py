@@ -139,7 +139,12 @@ def write_tables(target: Path, tables: dict[str, list[Column]], engine: Engine =
     with closing(sqlite3.connect(target)) as conn, conn:
         for name, columns in tables.items():
             spec = ", ".join(f"{_quoted(c.name)} {_SQLITE_TYPES[c.kind]}" for c in columns)
-            conn.execute(f"CREATE TABLE {_quoted(name)} ({spec})")
+            try:
+                conn.execute(f"CREATE TABLE {_quoted(name)} ({spec})")
+            except sqlite3.OperationalError as exc:  # e.g. more columns than SQLite allows (2000)
+                raise FormatError(
+                    f"table {name!r} ({len(columns)} columns): SQLite refuses it: {exc}; try -O engine=duckdb"
+                ) from exc
             rows = zip(*([_sqlite_value(v) for v in c.values] for c in columns), strict=True)
             marks = ", ".join("?" for _ in columns)
             conn.executemany(f"INSERT INTO {_quoted(name)} VALUES ({marks})", rows)

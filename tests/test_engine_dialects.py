@@ -24,12 +24,8 @@ NAMING_DUCKDB = {
     "db/duckdb_dialect.py": "DuckDB's dialect",
     "db/duckdb_database.py": "DuckDB's Database class",
     "db/duckdb_serve.py": "DuckDB's side of the engine process",
-    "db/duckdb_files.py": "DuckDB connections for biarena's own reading of files",
+    "db/duckdb_files.py": "DuckDB files as biarena reads and writes them for its own work",
     "synth/writers.py": "the simulator's DuckDB writer",
-    "benchmarks/csv_tables.py": "writes imported CSV tables into a DuckDB file by itself (not yet through the engine)",
-    "benchmarks/insightbench.py": "chooses the CSV tables' engine by name (not yet through the engine registry)",
-    "benchmarks/latest_time.py": "scans a DuckDB file for its latest time with its own connection",
-    "metrics/database_fuzzer.py": "reads and rewrites a DuckDB file's tables with its own connection",
 }
 """Files that import duckdb or hold "duckdb..." as a value, with the reason each; the list only shrinks."""
 

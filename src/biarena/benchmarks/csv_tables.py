@@ -1,50 +1,26 @@
 """Typed CSV tables: a CSV file's columns read as integers, reals, dates, timestamps or text, and written into a
-new SQLite or DuckDB database file."""
+new database file of any engine biarena writes tables into (`db.file_tools`)."""
 
 import csv
 import re
-import sqlite3
-from contextlib import closing
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from biarena.benchmarks.json_file import decode_text
 from biarena.benchmarks.shown import shown
-from biarena.errors import FormatError, UsageError
+from biarena.db.file_tools import Column, Kind, TablesRefused, engine_tools, table_engines
+from biarena.db.open_database import DEFAULT_FILE_ENGINE
+from biarena.errors import FormatError
 
-Kind = Literal["integer", "real", "date", "timestamp", "text"]
-Engine = Literal["sqlite", "duckdb"]
+Engine = Literal[table_engines()]  # type: ignore[valid-type]
+"""The engines a CSV table may be written into (their names, as `-O engine=` takes them)."""
 
 _INTEGER = re.compile(r"[+-]?(?:0|[1-9]\d*)")
 _REAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MOMENT = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?")
-_SQLITE_TYPES: dict[Kind, str] = {
-    "integer": "INTEGER",
-    "real": "REAL",
-    "date": "DATE",
-    "timestamp": "TIMESTAMP",
-    "text": "TEXT",
-}
-_DUCKDB_TYPES: dict[Kind, str] = {
-    "integer": "BIGINT",
-    "real": "DOUBLE",
-    "date": "DATE",
-    "timestamp": "TIMESTAMP",
-    "text": "VARCHAR",
-}
 _INT64 = 2**63
-
-
-@dataclass
-class Column:
-    """One typed column: its name, its kind and its values (None for an empty cell)."""
-
-    name: str
-    kind: Kind
-    values: list[Any]
 
 
 def _moment(text: str) -> datetime | None:
@@ -119,66 +95,9 @@ def read_csv_table(path: Path) -> list[Column]:
     return [Column(name, *_typed(values)) for name, values in zip(names, cells, strict=True)]
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _sqlite_value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, date):
-        return value.isoformat()
-    return value
-
-
-def write_tables(target: Path, tables: dict[str, list[Column]], engine: Engine = "sqlite") -> None:
-    """Create the database file `target` holding each table (name -> typed columns), on SQLite or DuckDB."""
-    if engine == "duckdb":
-        _write_duckdb(target, tables)
-        return
-    with closing(sqlite3.connect(target)) as conn, conn:
-        for name, columns in tables.items():
-            spec = ", ".join(f"{_quoted(c.name)} {_SQLITE_TYPES[c.kind]}" for c in columns)
-            try:
-                conn.execute(f"CREATE TABLE {_quoted(name)} ({spec})")
-            except sqlite3.OperationalError as exc:  # e.g. more columns than SQLite allows (2000)
-                raise FormatError(
-                    f"table {name!r} ({len(columns)} columns): SQLite refuses it: {exc}; try -O engine=duckdb"
-                ) from exc
-            rows = zip(*([_sqlite_value(v) for v in c.values] for c in columns), strict=True)
-            marks = ", ".join("?" for _ in columns)
-            conn.executemany(f"INSERT INTO {_quoted(name)} VALUES ({marks})", rows)
-
-
-def _frame(columns: list[Column]) -> Any:
-    """The columns as a pandas data frame DuckDB inserts in one statement (row by row is slow there)."""
-    import pandas as pd
-
-    data: dict[str, Any] = {}
-    for index, column in enumerate(columns):
-        key = f"c{index}"
-        if column.kind == "integer":
-            data[key] = pd.array(column.values, dtype="Int64")
-        elif column.kind == "real":
-            data[key] = pd.array(column.values, dtype="Float64")
-        elif column.kind in ("date", "timestamp"):
-            data[key] = pd.to_datetime(pd.Series(column.values, dtype=object)).astype("datetime64[us]")
-        else:
-            data[key] = pd.Series(column.values, dtype=object)
-    return pd.DataFrame(data)
-
-
-def _write_duckdb(target: Path, tables: dict[str, list[Column]]) -> None:
+def write_tables(target: Path, tables: dict[str, list[Column]], engine: str = DEFAULT_FILE_ENGINE) -> None:
+    """Create the database file `target` of `engine` holding each table (name -> typed columns)."""
     try:
-        import duckdb
-    except ImportError:
-        raise UsageError("writing DuckDB databases needs: pip install 'biarena[duckdb]'") from None
-    try:
-        with duckdb.connect(str(target)) as conn:
-            for name, columns in tables.items():
-                spec = ", ".join(f"{_quoted(c.name)} {_DUCKDB_TYPES[c.kind]}" for c in columns)
-                conn.execute(f"CREATE TABLE {_quoted(name)} ({spec})")
-                frame = _frame(columns)  # noqa: F841 (DuckDB reads the local data frame by its name)
-                conn.execute(f"INSERT INTO {_quoted(name)} SELECT * FROM frame")
-    except duckdb.Error as error:
-        raise FormatError(f"{target}: {shown(str(error).splitlines()[0], limit=200)}") from None
+        engine_tools(engine).write_tables(target, tables)
+    except TablesRefused as refused:
+        raise FormatError(f"{target}: {shown(str(refused), limit=200)}") from None

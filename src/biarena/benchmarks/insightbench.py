@@ -17,6 +17,7 @@ from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.json_file import read_json
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
+from biarena.db.dialect import dialect_of
 from biarena.errors import FormatError, NotFoundError
 from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
@@ -301,7 +302,7 @@ def _read(folder: Path, flags: list[_Flag], workdir: Path, chosen: InsightBenchO
     databases: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
     missing: list[str] = []
-    suffix = ".duckdb" if chosen.engine == "duckdb" else ".sqlite"
+    suffix = dialect_of(chosen.engine).file_suffixes[0]
     for flag in flags:
         name, where = f"flag-{flag.number}", str(flag.path)
         meta = flag.data.get("metadata") or {}

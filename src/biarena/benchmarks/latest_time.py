@@ -1,19 +1,15 @@
 """latest_timestamp: the latest date or time a database holds, and the column that holds it."""
 
-import sqlite3
-from contextlib import closing
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
 from biarena.db.column_words import is_audit, is_birth
-from biarena.db.sql_text import compose
-from biarena.errors import FormatError, UsageError
+from biarena.db.file_tools import file_tools
+from biarena.errors import UsageError
 
 # Years from 9000 on are "open-ended" markers (9999-12-31), not moments in the data.
-_SQLITE_ISO = "[0-8][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]*"
-_DUCKDB_ISO = r"[0-8]\d{3}-[01]\d-[0-3]\d.*"
 _SENTINEL_YEAR = 9000
 
 
@@ -65,104 +61,14 @@ def latest_timestamp(location: str | Path) -> Latest | None:
     text = str(location)
     if "://" in text:
         return _server_latest(text)
-    path = Path(text)
-    with path.open("rb") as handle:
-        head = handle.read(16)
-    if head[8:12] == b"DUCK" or path.suffix.lower() in (".duckdb", ".ddb"):
-        return _duckdb_latest(path)
-    return _sqlite_latest(path)
-
-
-def _sqlite_latest(path: Path) -> Latest | None:
     best: Latest | None = None
-    try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
-            tables = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-                )
-            ]
-            for table in tables:
-                columns = [r[1] for r in conn.execute(compose("PRAGMA table_info({table})", table=table))]
-                if not columns:
-                    continue
-                # ISO text sorts as time does: one scan of the table gives every column's latest value.
-                picks = [
-                    compose("max(CASE WHEN typeof({c}) = 'text' AND {c} GLOB ? THEN {c} END)", c=c) for c in columns
-                ]
-                sql = compose("SELECT {picks} FROM {table}", picks=picks, table=table)
-                try:
-                    row = conn.execute(sql, [_SQLITE_ISO] * len(columns)).fetchone()
-                except sqlite3.OperationalError:  # a virtual table whose module is not loaded
-                    continue
-                for column, value in zip(columns, row, strict=True):
-                    if value is not None and as_moment(value) is None:
-                        value = _first_parsable(conn, table, column)
-                    best = _later(best, value, f"{table}.{column}")
-    except sqlite3.DatabaseError as error:
-        raise FormatError(f"{path}: cannot read the database for now=auto ({error})") from None
+    for column, value in file_tools(Path(text)).latest_values(Path(text), _parses):
+        best = _later(best, value, column)
     return best
 
 
-def _first_parsable(conn: sqlite3.Connection, table: str, column: str) -> str | None:
-    """The latest value of `column` that parses, when the greatest ISO-looking text does not (e.g. '2023-01-17x')."""
-    cursor = conn.execute(
-        compose(
-            "SELECT DISTINCT {column} FROM {table} WHERE typeof({column}) = 'text' AND {column} GLOB ? ORDER BY 1 DESC",
-            column=column,
-            table=table,
-        ),
-        [_SQLITE_ISO],
-    )
-    for (value,) in cursor:
-        if as_moment(value) is not None:
-            return value
-    return None
-
-
-def _duckdb_latest(path: Path) -> Latest | None:
-    try:
-        import duckdb
-    except ImportError:
-        raise UsageError("reading DuckDB files needs: pip install 'biarena[duckdb]'") from None
-    try:
-        with duckdb.connect(str(path), read_only=True) as conn:
-            return _duckdb_scan(conn)
-    except duckdb.Error as error:
-        raise FormatError(f"{path}: cannot read the database for now=auto ({error})") from None
-
-
-def _duckdb_scan(conn: Any) -> Latest | None:
-    best: Latest | None = None
-    columns = conn.execute(
-        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns "
-        "WHERE table_schema NOT IN ('information_schema', 'pg_catalog') ORDER BY 1, 2, ordinal_position"
-    ).fetchall()
-    for schema, table, column, kind in columns:
-        name = compose("{schema}.{table}", schema=schema, table=table)
-        kind = kind.upper()
-        if kind == "DATE" or kind.startswith("TIMESTAMP"):
-            value = conn.execute(compose("SELECT max({column}) FROM {name}", column=column, name=name)).fetchone()[0]
-        elif kind == "VARCHAR":
-            # latest first; the first that parses wins (the greatest ISO-looking text may not be a date)
-            conn.execute(
-                compose(
-                    "SELECT DISTINCT {column} FROM {name} WHERE regexp_full_match({column}, ?) ORDER BY 1 DESC",
-                    column=column,
-                    name=name,
-                ),
-                [_DUCKDB_ISO],
-            )
-            value = None
-            while (row := conn.fetchone()) is not None:
-                if as_moment(row[0]) is not None:
-                    value = row[0]
-                    break
-        else:
-            continue
-        best = _later(best, value, f"{table}.{column}")
-    return best
+def _parses(value: Any) -> bool:
+    return as_moment(value) is not None
 
 
 def _server_latest(url: str) -> Latest | None:

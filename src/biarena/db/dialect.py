@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib import import_module
 from typing import Any
 
 from biarena.db.allowed_functions import DEFAULT_ALLOWED
@@ -36,6 +37,9 @@ class Dialect:
     """"module:attr" of the Database class that opens its files and URLs (None for a server's dialect)."""
     serve: str | None = None
     """The module that opens it in an engine process (its `open_engine(path, options, temp_directory)`)."""
+    files: str | None = None
+    """The module biarena reads and writes its files with for its own work (`db.file_tools`: imported CSV tables,
+    the latest moment a file holds, fuzzed neighbours); None when biarena does not."""
     file_suffixes: tuple[str, ...] = ()
     """Suffixes of its database files (lower case)."""
     file_magic: bytes | None = None
@@ -67,6 +71,12 @@ class Dialect:
         if self.database is None:
             raise TypeError(f"{self.label} is not opened by an engine of its own")
         return import_target(self.database)
+
+    def file_tools(self) -> Any:
+        """The module biarena reads and writes this engine's files with (`files`)."""
+        if self.files is None:
+            raise TypeError(f"{self.label} files are not read or written by biarena itself")
+        return import_module(self.files)
 
     def __call__(self, path: Any, **settings: Any) -> Any:
         """The database file at `path`, read-only (as its Database class opens it)."""

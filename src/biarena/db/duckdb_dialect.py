@@ -70,6 +70,7 @@ DUCKDB = Dialect(
     catalog=_CATALOG,
     database="biarena.db.duckdb_database:DuckDatabase",
     serve="biarena.db.duckdb_serve",
+    files="biarena.db.duckdb_files",
     file_suffixes=(".duckdb", ".ddb"),
     file_magic=b"DUCK",
     named_files=_FILE_LIKE,

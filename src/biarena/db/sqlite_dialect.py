@@ -39,6 +39,7 @@ SQLITE = Dialect(
     catalog=_CATALOG,
     database="biarena.db.sqlite_database:SqliteDatabase",
     serve="biarena.db.sqlite_serve",
+    files="biarena.db.sqlite_files",
     file_suffixes=(".sqlite", ".sqlite3", ".db"),
     builtin_schemas=frozenset({"main"}),
     bounds_own_values=True,

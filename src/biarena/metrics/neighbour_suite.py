@@ -19,8 +19,10 @@ from pathlib import Path
 
 from biarena.benchmarks.builtin import cache_dir
 from biarena.db import DatabasePool, QueryResult, SqlProblem
+from biarena.db.dialect import dialect_of
+from biarena.db.open_database import DEFAULT_FILE_ENGINE, file_engine
 from biarena.metrics.columns import Tolerance
-from biarena.metrics.database_fuzzer import fuzz_database, is_duckdb, read_tables, reversed_twin
+from biarena.metrics.database_fuzzer import fuzz_database, read_tables, reversed_twin
 from biarena.metrics.execution_match import results_match
 from biarena.metrics.sql_mutations import mutants, numbers_in
 from biarena.records import Benchmark, Question
@@ -115,8 +117,9 @@ def _local_file(pool: DatabasePool, name: str) -> Path | None:
     path = Path(location)
     if not path.is_file():
         return None
-    if is_duckdb(path):
-        return path
+    engine = file_engine(path)
+    if engine != DEFAULT_FILE_ENGINE:  # another engine claims it by its suffix or first bytes
+        return path if dialect_of(engine).files is not None else None
     with path.open("rb") as handle:
         return path if handle.read(16) == b"SQLite format 3\x00" else None
 

@@ -17,9 +17,6 @@ _CLAUSE = re.compile(r"\b(SELECT|FROM|INSERT INTO|CREATE TABLE|CREATE VIEW|DROP 
 HELPER = "db/sql_text.py"
 
 ALLOWED = {
-    "arena/store.py": "not yet on compose: a vote-column UPDATE",
-    "arena/upload_check.py": "not yet on compose: PRAGMA table_xinfo/index_list/index_xinfo on an upload",
-    "benchmarks/csv_tables.py": "not yet on compose: CREATE/INSERT of imported CSV tables",
     "synth/reader.py": "not yet on compose: views over Parquet files and the metadata read",
     "db/postgres_rows.py": "wraps the caller's statement, already written, in a cursor",
     "db/clock.py": "`SELECT` of an expression sqlglot already rendered for the engine",
@@ -30,7 +27,6 @@ ALLOWED = {
     "generate/bis_synth/data.py": "not yet on compose",
     "generate/corgi_suite/__init__.py": "not yet on compose",
     "sqlite_migrations.py": "PRAGMA user_version takes no parameter; the value is an int; below the db layer",
-    "votes/vote.py": "not yet on compose",
 }
 """Files still holding SQL f-strings, with the reason each; the list only shrinks."""
 

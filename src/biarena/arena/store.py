@@ -26,6 +26,7 @@ from biarena.arena.rate_limits import (
 )
 from biarena.arena.refusals import ArenaRefusal, RateLimited, SignInThrottled, daily_cap_message
 from biarena.arena.sign_in_limit import CLIENT, network_of, retry_seconds
+from biarena.db.sql_text import compose
 from biarena.errors import FormatError, NotFoundError
 from biarena.votes.settings import LeaderboardSettings
 from biarena.votes.vote import Vote, read_votes
@@ -331,7 +332,11 @@ class ArenaStore(Accounts):
             for side in ("left", "right"):
                 for name, run_id in run_ids.items():
                     cursor = self._conn.execute(
-                        f"UPDATE votes SET {side}_run = ? WHERE {side}_run IS NULL AND {side}_system = ?",
+                        compose(
+                            "UPDATE votes SET {run} = ? WHERE {run} IS NULL AND {system} = ?",
+                            run=f"{side}_run",
+                            system=f"{side}_system",
+                        ),
                         (run_id, name),
                     )
                     filled += cursor.rowcount

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from biarena.arena.store import ArenaRefusal
 from biarena.benchmarks.archive import SQLITE_HEADER
 from biarena.benchmarks.shown import shown
+from biarena.db.sql_text import compose
 
 MAX_SCHEMA_ROWS = 1000
 """Most schema entries (tables and indexes) an upload may have; a run file has about twenty."""
@@ -73,7 +74,7 @@ def _check_schema(conn: sqlite3.Connection, shown: str) -> None:
             what = f"a {kind} ('{_clip(name)}')"
         elif kind == "table" and (sql or "").lstrip().upper().startswith("CREATE VIRTUAL"):
             what = f"a virtual table ('{_clip(name)}')"
-        elif kind == "table" and any(row[6] in (2, 3) for row in conn.execute(f"PRAGMA table_xinfo({_quoted(name)})")):
+        elif kind == "table" and _has_generated_column(conn, name):
             what = f"a generated column in table '{_clip(name)}'"
         elif kind == "index" and sql is not None and _computed_index(conn, name, table):
             what = f"an index on an expression or with a WHERE clause ('{_clip(name)}')"
@@ -81,14 +82,14 @@ def _check_schema(conn: sqlite3.Connection, shown: str) -> None:
             raise ArenaRefusal(f"{shown}: not a biarena run file (it holds {what}, which biarena never writes)")
 
 
+def _has_generated_column(conn: sqlite3.Connection, table: str) -> bool:
+    return any(row[6] in (2, 3) for row in conn.execute(compose("PRAGMA table_xinfo({t})", t=table)))
+
+
 def _computed_index(conn: sqlite3.Connection, name: str, table: str) -> bool:
-    if any(row[1] == -2 for row in conn.execute(f"PRAGMA index_xinfo({_quoted(name)})")):
+    if any(row[1] == -2 for row in conn.execute(compose("PRAGMA index_xinfo({i})", i=name))):
         return True
-    return any(row[1] == name and row[4] for row in conn.execute(f"PRAGMA index_list({_quoted(table)})"))
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+    return any(row[1] == name and row[4] for row in conn.execute(compose("PRAGMA index_list({t})", t=table)))
 
 
 def _clip(name: str) -> str:

@@ -18,21 +18,12 @@ LONG_MODULES = {
 
 LONG_FUNCTIONS = {
     "judges/check.py::check_judge": "being changed by another piece of work",
-    "synth/generator.py::generate": "being changed by another piece of work",
-    "db/clock_text.py::anchor_sqlite_text": "being changed by another piece of work",
-    "cli/judge_cmd.py::check": "a command: its options declared in its signature and the report rendered as a table "
-    "and lines; the rendering could become a view of its own",
-    "cli/score_cmd.py::score": "a command: 84 of its lines are the options declared in its signature",
-    "cli/run_cmd.py::run": "a command: 46 of its lines are the options declared in its signature",
-    "cli/arena_cmd.py::serve": "a command: 43 of its lines are the options declared in its signature",
     "runner/run.py::_answer_all": "the answering loop with three closures (record, over_budget, submit) sharing its "
     "state; to become a class",
     "scoring/execute.py::execute_score": "the scoring workflow with two closures (make_model, progress) sharing its "
     "state; to become a class",
     "runner/execute.py::answer_questions": "the answering workflow inside the run store and the event listener; to "
     "split with runner/run.py::_answer_all",
-    "generate/cca/__init__.py::AnswerPipeline._annotate": "the four CCA stages (conjecture, construct, execute, "
-    "conclude) of one question in a row; to split by stage",
     "report/svg_chart.py::grouped_bars": "one SVG drawing (axes, bars with their values and whiskers, legend) in "
     "order; to split by part",
     "generate/bibench_questions/__init__.py::generate_template_questions": "the template pipeline: generate, then "

@@ -9,6 +9,9 @@ from rich.text import Text
 from biarena.arena.store import ROLES, ArenaStore
 from biarena.benchmarks.archive import format_size, parse_size
 from biarena.cli.console import err, out
+from biarena.cli.model_flags import judge_model_flag
+from biarena.cli.options import HOST
+from biarena.cli.settings_from import settings_from
 from biarena.errors import NotFoundError, UsageError, did_you_mean
 from biarena.files import writable_target
 from biarena.votes.export import export_votes
@@ -26,22 +29,38 @@ def _missing_extra(error: ImportError) -> UsageError:
     )
 
 
+AUTO_METRIC = typer.Option(
+    "execution_accuracy",
+    "--auto-metric",
+    help="Automatic score (0-1) the combined score uses: execution_accuracy, ser, result_f1, semantic_similarity.",
+)
+SIGN_IN_FAILURES = typer.Option(
+    10,
+    "--sign-in-failures",
+    min=1,
+    help="Failed sign-ins one address, or one token's first characters, may make per window before waiting.",
+)
+TRUSTED_PROXIES = typer.Option(
+    None,
+    "--trusted-proxy",
+    metavar="ADDRESS",
+    help="A reverse proxy (address or network) whose X-Forwarded-For names the client (repeatable; "
+    "by default the header is ignored).",
+)
+
+
 @app.command("serve")
 def serve(
     runs: list[Path] = typer.Option(..., "--runs", help="Run files (scored) to compare: --runs A B C, or repeated."),
     more_runs: list[Path] | None = typer.Argument(None, metavar="RUN", hidden=True),
     db: Path = typer.Option(..., "--db", help="The arena's SQLite file (created when absent)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0 puts it on the network)."),
+    host: str = HOST,
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on."),
     daily_cap: int = typer.Option(200, "--daily-cap", min=1, help="Votes one annotator may cast per day (UTC)."),
     min_votes: int = typer.Option(
         20, "--min-votes", min=1, help="Votes a system needs before its combined (automatic and human) score shows."
     ),
-    auto_metric: str = typer.Option(
-        "execution_accuracy",
-        "--auto-metric",
-        help="Automatic score (0-1) the combined score uses: execution_accuracy, ser, result_f1, semantic_similarity.",
-    ),
+    auto_metric: str = AUTO_METRIC,
     max_upload: str = typer.Option("64MiB", "--max-upload", help="Largest run file a submitter may upload."),
     daily_submissions: int = typer.Option(
         20, "--daily-submissions", min=1, help="Uploads one submitter may make per day (UTC), refused ones included."
@@ -56,19 +75,12 @@ def serve(
     judges: list[str] | None = typer.Option(
         None, "--judge", metavar="NAME", help="Also judge each submitted run with this judge (repeatable)."
     ),
-    judge_model: str | None = typer.Option(None, "--judge-model", help="The judges' model (default: local)."),
-    sign_in_failures: int = typer.Option(
-        10, "--sign-in-failures", min=1,
-        help="Failed sign-ins one address, or one token's first characters, may make per window before waiting.",
-    ),
+    judge_model: str | None = judge_model_flag("The judges' model (default: local)."),
+    sign_in_failures: int = SIGN_IN_FAILURES,
     sign_in_window: int = typer.Option(
         600, "--sign-in-window", min=1, help="Seconds failed sign-ins are counted over (and held back for)."
     ),
-    trusted_proxies: list[str] | None = typer.Option(
-        None, "--trusted-proxy", metavar="ADDRESS",
-        help="A reverse proxy (address or network) whose X-Forwarded-For names the client (repeatable; "
-        "by default the header is ignored).",
-    ),
+    trusted_proxies: list[str] | None = TRUSTED_PROXIES,
 ) -> None:
     """Serve the arena: annotators sign in with invite tokens and vote on two systems' answers, blind."""
     try:
@@ -79,10 +91,32 @@ def serve(
         raise _missing_extra(error) from None
     from biarena.arena.client_address import trusted_networks
     from biarena.arena.config import ArenaConfig
+
+    _check_scorers(judges or [], auto_metric, judge_model)
+    trusted_networks(trusted_proxies or [])
+    config = settings_from(
+        ArenaConfig,
+        locals(),
+        runs=[*runs, *(more_runs or [])],
+        max_upload_bytes=parse_size(max_upload),
+        judges=tuple(judges or ()),
+        sign_in_window=float(sign_in_window),
+        trusted_proxies=tuple(trusted_proxies or ()),
+    )
+    application = create_app(config)
+    systems = application.state.arena.catalog.systems
+    err.print(Text(f"arena: {len(systems)} systems from {len(config.runs)} runs; votes in {db}"))
+    err.print(Text(f"open http://{host}:{port}/login (invite people with: biarena arena invite NAME --db {db})"))
+    # uvicorn would otherwise take X-Forwarded-For from any loopback peer; the app reads it from --trusted-proxy only.
+    uvicorn.run(application, host=host, port=port, log_level="warning", proxy_headers=False)
+
+
+def _check_scorers(judges: list[str], auto_metric: str, judge_model: str | None) -> None:
+    """Refuse an unknown judge or automatic score, and a judge model without a judge."""
     from biarena.report.auto_scores import AUTO_SCORES
     from biarena.scoring import SCORERS
 
-    for judge in judges or []:
+    for judge in judges:
         if judge not in SCORERS:
             known = list(SCORERS)
             raise NotFoundError(f"unknown judge '{judge}'{did_you_mean(judge, known)} (known: {', '.join(known)})")
@@ -93,31 +127,6 @@ def serve(
         )
     if judge_model and not judges:
         raise UsageError("--judge-model applies to judges: name one with --judge NAME")
-    trusted_networks(trusted_proxies or [])
-
-    config = ArenaConfig(
-        db=db,
-        runs=[*runs, *(more_runs or [])],
-        daily_cap=daily_cap,
-        min_votes=min_votes,
-        auto_metric=auto_metric,
-        max_upload_bytes=parse_size(max_upload),
-        daily_submissions=daily_submissions,
-        address_votes_per_hour=address_votes_per_hour,
-        address_votes_per_day=address_votes_per_day,
-        bootstrap=bootstrap,
-        judges=tuple(judges or ()),
-        judge_model=judge_model,
-        sign_in_failures=sign_in_failures,
-        sign_in_window=float(sign_in_window),
-        trusted_proxies=tuple(trusted_proxies or ()),
-    )
-    application = create_app(config)
-    systems = application.state.arena.catalog.systems
-    err.print(Text(f"arena: {len(systems)} systems from {len(config.runs)} runs; votes in {db}"))
-    err.print(Text(f"open http://{host}:{port}/login (invite people with: biarena arena invite NAME --db {db})"))
-    # uvicorn would otherwise take X-Forwarded-For from any loopback peer; the app reads it from --trusted-proxy only.
-    uvicorn.run(application, host=host, port=port, log_level="warning", proxy_headers=False)
 
 
 @app.command("invite")

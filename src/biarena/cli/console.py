@@ -10,12 +10,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from biarena.events import Message
+
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 _UNBOUNDED = 1_000_000
 
-__all__ = ["err", "escape", "fmt", "new_table", "out", "print_table", "row", "stage_progress"]
+__all__ = ["err", "escape", "fmt", "new_table", "note", "out", "print_table", "row", "show_message", "stage_progress"]
+
+
+def note(text: str) -> None:
+    """A line on stderr, printed as it is (never read as markup)."""
+    err.print(Text(text))
+
+
+def show_message(event: object) -> None:
+    """A workflow's `Message` events as lines on stderr; it shows no other event."""
+    if isinstance(event, Message):
+        note(event.text)
 
 
 def fmt(value: float | None, digits: int = 3) -> str:

@@ -10,6 +10,7 @@ from rich.text import Text
 from biarena.cli.console import err, fmt, new_table, out, print_table, row
 from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE
 from biarena.cli.run_view import RunView
+from biarena.cli.settings_from import settings_from
 from biarena.records import Answer, Question, outcome_of
 from biarena.report.demo_settings import DemoSettings
 from biarena.report.execute_demo import STEPS, DemoResult, DemoStep, QuestionsChosen, execute_demo
@@ -68,7 +69,7 @@ class _DemoView:
 
 def demo(
     out_dir: Path = typer.Option(Path("biarena-demo"), "-o", "--out", help="Directory for runs and the report."),
-    benchmark_arg: str = typer.Option("bis-synth", "--benchmark", help="Benchmark directory or built-in name."),
+    benchmark: str = typer.Option("bis-synth", "--benchmark", help="Benchmark directory or built-in name."),
     model: str = typer.Option("local", "--model", help="local (embedded), local:/path.gguf, openai:MODEL[@URL]."),
     agents: str = typer.Option("text2sql,sequential", "--agents", help="Comma-separated agents to compare."),
     per_category: int = typer.Option(1, "--per-category", min=1, help="Questions per category (languages mixed)."),
@@ -80,16 +81,12 @@ def demo(
     models_file: Path | None = MODELS_FILE,
 ) -> None:
     """Build the built-in benchmark, run agents with the local model, score them, and write report.html."""
-    settings = DemoSettings(
+    settings = settings_from(
+        DemoSettings,
+        locals(),
         out=out_dir,
-        benchmark=benchmark_arg,
-        model=model,
         agents=[a.strip() for a in agents.split(",") if a.strip()],
-        per_category=per_category,
-        max_queries=max_queries,
-        answer_words=answer_words,
         model_options=list(model_option or []),
-        models_file=models_file,
     )
     view = _DemoView()
     try:

@@ -6,13 +6,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
-from rich.text import Text
 
-from biarena.cli.console import err, new_table, print_table, row
+from biarena.cli.console import new_table, note, print_table, row, show_message
 from biarena.cli.legacy_flags import LEGACY, legacy_flags
-from biarena.cli.options import OPTIONS_FILE, flag
+from biarena.cli.options import (
+    BENCHMARK,
+    BENCHMARK_NAME,
+    DATABASE,
+    LIMIT,
+    MAX_CALLS,
+    NO_CACHE,
+    OPTIONS_FILE,
+    flag,
+)
+from biarena.cli.settings_from import settings_from
 from biarena.errors import UsageError
-from biarena.events import Message
 from biarena.generate.question_methods import METHODS
 
 T = TypeVar("T")
@@ -23,10 +31,8 @@ app = typer.Typer(help="Generate benchmark questions.", no_args_is_help=True)
 
 @app.command("templates")
 def templates(
-    database: str = typer.Argument(
-        ..., metavar="DB", help="SQLite or DuckDB file, or a server URL (postgresql://...)."
-    ),
-    roles_path: Path | None = typer.Option(
+    database: str = DATABASE,
+    roles: Path | None = typer.Option(
         None, "--roles", help="roles.yaml: metrics, dimensions, time, joins, mappings (default: a draft of the schema)."
     ),
     out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write."),
@@ -41,7 +47,7 @@ def templates(
     ),
     seed: int = typer.Option(0, "--seed", help="Random seed: the same seed gives the same questions."),
     now: str | None = typer.Option(None, "--now", help="Clock anchor (ISO time); default: the latest timestamp."),
-    name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),
+    name: str | None = BENCHMARK_NAME,
 ) -> None:
     """Instantiate the 9 BIS categories' templates (plus language) and keep questions whose gold returns rows.
 
@@ -50,24 +56,14 @@ def templates(
     from biarena.generate.execute_templates import execute_templates
     from biarena.generate.generate_settings import TemplatesSettings
 
-    settings = TemplatesSettings(
-        database=database,
-        out=out,
-        roles=roles_path,
-        languages=_languages(languages),
-        per_category=per_category,
-        seed=seed,
-        now=_anchor(now),
-        name=name,
+    execute_templates(
+        settings_from(TemplatesSettings, locals(), languages=_languages(languages), now=_anchor(now)), show_message
     )
-    execute_templates(settings, _show)
 
 
 @app.command("roles")
 def roles_draft(
-    database: str = typer.Argument(
-        ..., metavar="DB", help="SQLite or DuckDB file, or a server URL (postgresql://...)."
-    ),
+    database: str = DATABASE,
     out: Path = typer.Option(..., "-o", "--out", help="roles.yaml to write."),
     name: str | None = typer.Option(None, "--name", help="The database's name in the benchmark (default: its file's)."),
     force: bool = flag("--force", "Replace an existing file."),
@@ -76,7 +72,7 @@ def roles_draft(
     from biarena.generate.execute_roles import execute_roles
     from biarena.generate.generate_settings import RolesSettings
 
-    execute_roles(RolesSettings(database=database, out=out, name=name, force=force), _show)
+    execute_roles(settings_from(RolesSettings, locals()), show_message)
 
 
 def _languages(text: str | None) -> list[str] | None:
@@ -97,22 +93,12 @@ def _anchor(text: str | None) -> datetime | None:
         raise UsageError(f"--now must be an ISO time such as 2023-01-17T20:20:15, not '{text}'") from None
 
 
-def _say(message: str) -> None:
-    err.print(Text(message))
-
-
-def _show(event: object) -> None:
-    """A workflow's messages, as lines on stderr."""
-    if isinstance(event, Message):
-        _say(event.text)
-
-
 def _interruptible(out: Path, step: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run a generation; Ctrl-C keeps its journal and says how to continue."""
     try:
         return step(*args, **kwargs)
     except KeyboardInterrupt:
-        _say(f"interrupted: the finished steps are kept; run the same command again to continue {out}")
+        note(f"interrupted: the finished steps are kept; run the same command again to continue {out}")
         raise typer.Exit(130) from None
 
 
@@ -133,14 +119,14 @@ def _print_figures(pipeline: dict, out: Path) -> None:
             row(cells, cell, counts["asked"], counts["generated"], counts["kept"])
         print_table(cells)
     if pipeline.get("labels"):
-        _say("labels: " + ", ".join(f"{label} {count}" for label, count in pipeline["labels"].items()))
+        note("labels: " + ", ".join(f"{label} {count}" for label, count in pipeline["labels"].items()))
     if "duplicates_by_normalized_text" in pipeline:
-        _say(f"duplicates by normalized text: {pipeline['duplicates_by_normalized_text']}")
+        note(f"duplicates by normalized text: {pipeline['duplicates_by_normalized_text']}")
     if "near_duplicates" in pipeline:
-        _say(f"near duplicates: {pipeline['near_duplicates']}")
+        note(f"near duplicates: {pipeline['near_duplicates']}")
     if pipeline.get("stopped"):
-        _say(f"{pipeline['stopped']}; run the same command again to continue {out}")
-    _say(f"wrote {pipeline['kept']} questions to {out} (counts in {out / 'pipeline.json'})")
+        note(f"{pipeline['stopped']}; run the same command again to continue {out}")
+    note(f"wrote {pipeline['kept']} questions to {out} (counts in {out / 'pipeline.json'})")
     if not pipeline["kept"]:
         raise typer.Exit(1)
 
@@ -155,9 +141,7 @@ def _methods_help() -> str:
 
 @app.command("questions", cls=legacy_flags(QUESTIONS_FLAGS))
 def questions(
-    database: str = typer.Argument(
-        ..., metavar="DB", help="SQLite or DuckDB file, or a server URL (postgresql://...)."
-    ),
+    database: str = DATABASE,
     out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write (continued when it holds one)."),
     method: str = typer.Option("llm", "--method", help="llm (BI-Bench's pipeline) or template (the template factory)."),
     model: str = typer.Option(
@@ -171,9 +155,9 @@ def questions(
         "lists them with their defaults.",
     ),
     options_file: Path | None = OPTIONS_FILE,
-    max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
-    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
-    name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),
+    max_calls: int | None = MAX_CALLS,
+    no_cache: bool = NO_CACHE,
+    name: str | None = BENCHMARK_NAME,
     force: bool = flag("--force", "Start over when the directory holds a generation with other settings."),
     legacy: list[str] | None = LEGACY,
 ) -> None:
@@ -186,25 +170,14 @@ def questions(
     from biarena.generate.execute_questions import execute_questions
     from biarena.generate.generate_settings import QuestionsSettings
 
-    settings = QuestionsSettings(
-        database=database,
-        out=out,
-        method=method,
-        model=model,
-        options=[*(legacy or []), *(option or [])],
-        options_file=options_file,
-        max_calls=max_calls,
-        no_cache=no_cache,
-        name=name,
-        force=force,
-    )
-    result = _interruptible(out, execute_questions, settings, _show)
+    settings = settings_from(QuestionsSettings, locals(), options=[*(legacy or []), *(option or [])])
+    result = _interruptible(out, execute_questions, settings, show_message)
     _print_figures(result.pipeline, out)
 
 
 @app.command("answers")
 def answers(
-    benchmark_arg: str = typer.Argument(..., metavar="BENCH", help="Benchmark directory or built-in name."),
+    benchmark: str = BENCHMARK,
     out: Path = typer.Option(..., "-o", "--out", help="Benchmark directory to write (continued when it holds one)."),
     model: str = typer.Option(
         "local", "--model", help=f"The model that conjectures, constructs and concludes ({_SEE})."
@@ -212,11 +185,11 @@ def answers(
     base: str = typer.Option(
         "schema", "--base", help="What each question's database copy starts from: schema (no rows) or data (all rows)."
     ),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    limit: int | None = LIMIT,
     sample_rows: int = typer.Option(2, "--sample-rows", min=0, help="Sample rows per table shown with the schema."),
-    max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
-    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
-    name: str | None = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name)."),
+    max_calls: int | None = MAX_CALLS,
+    no_cache: bool = NO_CACHE,
+    name: str | None = BENCHMARK_NAME,
     force: bool = flag("--force", "Start over when the directory holds an annotation with other settings."),
 ) -> None:
     """Conjecture-Construct-Conclude: reference answers backed by rows injected into a copy of each database.
@@ -228,17 +201,5 @@ def answers(
     from biarena.generate.execute_answers import execute_answers
     from biarena.generate.generate_settings import AnswersSettings
 
-    settings = AnswersSettings(
-        benchmark=benchmark_arg,
-        out=out,
-        model=model,
-        base=base,
-        limit=limit,
-        sample_rows=sample_rows,
-        max_calls=max_calls,
-        no_cache=no_cache,
-        name=name,
-        force=force,
-    )
-    result = _interruptible(out, execute_answers, settings, _show)
+    result = _interruptible(out, execute_answers, settings_from(AnswersSettings, locals()), show_message)
     _print_figures(result.pipeline, out)

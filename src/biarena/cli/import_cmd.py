@@ -13,6 +13,7 @@ from biarena.benchmarks.import_settings import ImportSettings
 from biarena.cli.console import err
 from biarena.cli.legacy_flags import LEGACY, legacy_flags
 from biarena.cli.options import OPTIONS_FILE, flag, option_pairs
+from biarena.cli.settings_from import settings_from
 from biarena.events import Message
 from biarena.metrics.imported_gold import check_imported_gold
 from biarena.options import options_model
@@ -77,14 +78,11 @@ def _command(name: str) -> Callable[..., None]:
         no_gold_check: bool = NO_GOLD_CHECK,
         legacy: list[str] | None = LEGACY,
     ) -> None:
-        settings = ImportSettings(
+        settings = settings_from(
+            ImportSettings,
+            locals(),
             importer=name,
-            path=path,
-            out=out,
             options=[*(legacy or []), *(option or [])],
-            options_file=options_file,
-            force=force,
-            skip_missing=skip_missing,
             gold_check=not no_gold_check,
         )
         execute_import(settings, _say)

@@ -9,12 +9,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from biarena.cli.console import err, new_table, out, print_table, row
-from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE
-from biarena.cli.options import OPTIONS_FILE, flag, option_pairs
+from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, JUDGE_TEMPERATURE, MODEL_CHOICES, MODELS_FILE, judge_model_flag
+from biarena.cli.options import NO_CACHE, OPTIONS_FILE, flag, option_pairs
+from biarena.cli.settings_from import settings_from
 from biarena.scoring import SCORERS
 from biarena.scoring.infos import is_judge
 
 if TYPE_CHECKING:
+    from biarena.judges.check import CheckReport, Rate
     from biarena.report.execute_pairwise import HumanAgreement, PairwiseResult
 
 app = typer.Typer(help="Measure how far to trust a judge.", no_args_is_help=True)
@@ -43,30 +45,23 @@ def _progress(bar: Progress, task: TaskID, done: int, total: int) -> None:
 
 @app.command("check")
 def check(
-    judge_name: str = typer.Option(
+    judge: str = typer.Option(
         ..., "--judge", metavar="NAME", help=f"The judge: {', '.join(n for n in SCORERS if is_judge(n))}, pairwise."
     ),
-    judge_model: str | None = typer.Option(
-        None,
-        "--judge-model",
-        help="The judge's model: local (default), local:/path.gguf, openai:MODEL or openai:MODEL@URL, or a model "
-        "named in --models.",
-    ),
+    judge_model: str | None = judge_model_flag(f"The judge's model: {MODEL_CHOICES}"),
     judge_model_option: list[str] | None = JUDGE_MODEL_PAIRS,
     models_file: Path | None = MODELS_FILE,
-    benchmark_arg: str = typer.Option(
+    benchmark: str = typer.Option(
         "corgi-synth", "--benchmark", help="Benchmark with simulator-known truths (corgi-synth or a suite directory)."
     ),
-    count: int = typer.Option(20, "-n", "--pairs", min=1, help="Good-vs-degraded pairs to judge."),
+    pairs: int = typer.Option(20, "-n", "--pairs", min=1, help="Good-vs-degraded pairs to judge."),
     seed: int = typer.Option(0, "--seed", help="Picks the questions and degradations, and seeds the judge."),
-    out_file: Path | None = typer.Option(None, "-o", "--out", help="Write the figures and every pair as JSON."),
+    out: Path | None = typer.Option(None, "-o", "--out", help="Write the figures and every pair as JSON."),
     score_name: str | None = typer.Option(
         None, "--score", help="The score compared (default: the judge's first score the answer gets)."
     ),
     rubric: Path | None = typer.Option(None, "--rubric", metavar="FILE", help="A rubric YAML for this judge."),
-    judge_temperature: float = typer.Option(
-        0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
-    ),
+    judge_temperature: float = JUDGE_TEMPERATURE,
     option: list[str] | None = option_pairs("biarena describe scorer NAME"),
     options_file: Path | None = OPTIONS_FILE,
     judge_option: list[str] | None = typer.Option(None, "--judge-option", hidden=True, help="The old name of -O."),
@@ -86,27 +81,23 @@ def check(
     from biarena.judges.check_settings import JudgeCheckSettings
     from biarena.judges.execute_check import execute_judge_check, write_check
 
-    settings = JudgeCheckSettings(
-        judge=judge_name,
-        judge_model=judge_model,
+    settings = settings_from(
+        JudgeCheckSettings,
+        locals(),
         judge_model_options=list(judge_model_option or []),
-        models_file=models_file,
-        benchmark=benchmark_arg,
-        pairs=count,
-        seed=seed,
-        out=out_file,
-        score_name=score_name,
-        rubric=rubric,
-        judge_temperature=judge_temperature,
         options=[*(judge_option or []), *(option or [])],
-        options_file=options_file,
-        no_cache=no_cache,
     )
     view = _CheckView()
     try:
         report = execute_judge_check(settings, view)
     finally:
         view.close()
+    _show_check(report)
+    write_check(report, settings, view)
+
+
+def _show_check(report: "CheckReport") -> None:
+    """A judge check's figures: the table by degradation, then its margin, position bias, consistency and cost."""
     from biarena.judges.baselines import BASELINES
 
     columns = [("degradation", "name")] + [(c, "number") for c in ("pairs", "higher", "ties", "lower", "failed")]
@@ -135,23 +126,40 @@ def check(
             _margin(figures.margin),
         )
     print_table(table)
-    headline = report.margin
     out.print(
         Text(
-            f"margin over the best trivial rule, overall: {_margin(headline)} "
+            f"margin over the best trivial rule, overall: {_margin(report.margin)} "
             "(the judge's share of pairs won minus the rule's, on the pairs the judge decided; 95% paired bootstrap "
             "over pairs). Trivial rules: shorter, longer, more reference words (overlap), a seeded coin (random)."
         )
     )
     if report.position_bias is not None:
-        bias = report.position_bias
-        out.print(
-            Text(
-                f"position bias (the two orders picked opposite sides, counted as a tie): {bias.successes} of "
-                f"{bias.trials} pairs, " + _rate(bias.rate, bias.low, bias.high)
-            )
+        _position_bias(report.position_bias)
+    _consistency(report)
+    _failures(Counter(r.failure for r in report.pairs if r.failure))
+    out.print(
+        Text(
+            f"{report.judgements} judgements, {report.model_calls} model calls, "
+            f"{report.prompt_tokens + report.completion_tokens} tokens"
         )
+    )
+
+
+def _position_bias(bias: "Rate") -> None:
+    """How often the two orders of a pair picked opposite sides."""
+    out.print(
+        Text(
+            f"position bias (the two orders picked opposite sides, counted as a tie): {bias.successes} of "
+            f"{bias.trials} pairs, " + _rate(bias.rate, bias.low, bias.high)
+        )
+    )
+
+
+def _consistency(report: "CheckReport") -> None:
+    """How often a good answer judged twice, with another seed, got the same score (when any was)."""
     consistency = report.consistency
+    if not consistency.answers:
+        return
     agreement = consistency.agreement
     line = (
         f"self-consistency (each good answer judged twice, another seed, temperature {report.temperature:g}): "
@@ -162,20 +170,15 @@ def check(
         line += f", mean |difference| {consistency.mean_abs_difference:.3f}"
     if consistency.failed:
         line += f", {consistency.failed} failed"
-    if consistency.answers:
-        out.print(Text(line))
-    reasons = Counter(r.failure for r in report.pairs if r.failure)
-    if reasons:
-        reason, times = reasons.most_common(1)[0]
-        shown = " ".join(reason.split())[:300]
-        out.print(Text(f"failed pairs: {sum(reasons.values())}; most often ({times}): {shown}"))
-    out.print(
-        Text(
-            f"{report.judgements} judgements, {report.model_calls} model calls, "
-            f"{report.prompt_tokens + report.completion_tokens} tokens"
-        )
-    )
-    write_check(report, settings, view)
+    out.print(Text(line))
+
+
+def _failures(reasons: Counter[str]) -> None:
+    """How many pairs failed, and the most frequent reason (on one line, cut at 300 characters)."""
+    if not reasons:
+        return
+    reason, times = reasons.most_common(1)[0]
+    out.print(Text(f"failed pairs: {sum(reasons.values())}; most often ({times}): {' '.join(reason.split())[:300]}"))
 
 
 class _CheckView:
@@ -215,20 +218,20 @@ class _CheckView:
 @app.command("pairwise")
 def pairwise(
     runs: list[Path] = typer.Argument(..., help="Two or more run files answering the same questions."),
-    judge_model: str | None = typer.Option(
-        None, "--judge-model", help="The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
+    judge_model: str | None = judge_model_flag(
+        "The judge's model: local (default), local:/path.gguf, openai:MODEL[@URL]."
     ),
-    out_file: Path | None = typer.Option(None, "-o", "--out", help="Write the verdicts as votes (JSONL)."),
-    count: int | None = typer.Option(None, "-n", "--questions", min=1, help="Compare on the first N questions only."),
+    out: Path | None = typer.Option(None, "-o", "--out", help="Write the verdicts as votes (JSONL)."),
+    questions: int | None = typer.Option(
+        None, "-n", "--questions", min=1, help="Compare on the first N questions only."
+    ),
     seed: int = typer.Option(0, "--seed", help="The judge model's seed."),
-    judge_temperature: float = typer.Option(
-        0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
-    ),
+    judge_temperature: float = JUDGE_TEMPERATURE,
     bootstrap: int = typer.Option(500, "--bootstrap", min=0, help="Bootstrap resamples behind the intervals."),
     arena: Path | None = typer.Option(
         None, "--arena", metavar="ARENA.db", help="An arena database: the judge's agreement with its human votes."
     ),
-    no_cache: bool = flag("--no-cache", "Do not use cached model replies."),
+    no_cache: bool = NO_CACHE,
 ) -> None:
     """Compare runs' answers two by two with a judge model (arena-hard style), each pair twice with the sides
     swapped: a verdict that flips with the order is a tie and counted as position bias. The verdicts are votes
@@ -238,17 +241,7 @@ def pairwise(
     from biarena.report.execute_pairwise import execute_pairwise, write_votes
     from biarena.report.pairwise_settings import PairwiseSettings
 
-    settings = PairwiseSettings(
-        runs=runs,
-        judge_model=judge_model,
-        out=out_file,
-        questions=count,
-        seed=seed,
-        judge_temperature=judge_temperature,
-        bootstrap=bootstrap,
-        arena=arena,
-        no_cache=no_cache,
-    )
+    settings = settings_from(PairwiseSettings, locals())
     result = execute_pairwise(settings, _pairwise_event)
     _show_pairwise(result)
     write_votes(result, settings, _pairwise_event)
@@ -284,20 +277,8 @@ def _show_pairwise(result: "PairwiseResult") -> None:
     if controlled is not None:
         effects = ", ".join(f"{k} {v:+.2f}" for k, v in controlled.coefficients.items())
         out.print(Text(f"style effects (log-odds per standard deviation of the normalised difference): {effects}"))
-    bias = result.position_bias
-    out.print(
-        Text(
-            f"position bias (the two orders picked opposite sides, counted as a tie): {bias.successes} of "
-            f"{bias.trials} pairs, " + _rate(bias.rate, bias.low, bias.high)
-        )
-    )
-    if result.failures:
-        reason, times = result.failures.most_common(1)[0]
-        out.print(
-            Text(
-                f"failed pairs: {sum(result.failures.values())}; most often ({times}): {' '.join(reason.split())[:300]}"
-            )
-        )
+    _position_bias(result.position_bias)
+    _failures(result.failures)
     if result.agreement is not None:
         _agreement(result.agreement)
 

@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import typer
-from rich.text import Text
 
-from biarena.cli.console import err, out
+from biarena.cli.console import note, out, show_message
 from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE
-from biarena.events import Message
+from biarena.cli.options import HOST
+from biarena.cli.settings_from import settings_from
 from biarena.llm.model_server import ServerReady, ServeSettings, serve_model
 from biarena.llm.openai_wire import DEFAULT_MAX_TOKENS
 
@@ -24,7 +24,7 @@ def serve(
     ),
     model_option: list[str] | None = MODEL_PAIRS,
     models_file: Path | None = MODELS_FILE,
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0 puts it on the network)."),
+    host: str = HOST,
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to listen on (0: any free one)."),
     api_key_env: str | None = typer.Option(
         None,
@@ -47,22 +47,13 @@ def serve(
     model's one generation at a time per machine (requests wait their turn), and the redaction of keys. The mock
     model replies from a script (-M script=FILE.yaml) that each conversation follows on its own. Ctrl-C stops.
     """
-    settings = ServeSettings(
-        model=model,
-        model_options=list(model_option or []),
-        models_file=models_file,
-        host=host,
-        port=port,
-        api_key_env=api_key_env,
-        max_tokens=max_tokens,
-        no_cache=no_cache,
-    )
-    serve_model(settings, _show)
+    serve_model(settings_from(ServeSettings, locals(), model_options=list(model_option or [])), _show)
 
 
 def _show(event: object) -> None:
+    """The server's ready line (its URL also on stdout, for a script to read) and its messages."""
     if isinstance(event, ServerReady):
-        err.print(Text(f"serving {event.model} (OpenAI chat completions) at {event.url}; Ctrl-C stops"))
+        note(f"serving {event.model} (OpenAI chat completions) at {event.url}; Ctrl-C stops")
         out.print(event.url, markup=False)
-    elif isinstance(event, Message):
-        err.print(Text(event.text))
+    else:
+        show_message(event)

@@ -1,10 +1,14 @@
 """The options that set a model as data: `-M NAME=VALUE` (`--judge-M` for a judge's) and `--models FILE`."""
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from biarena.llm.model_options import ModelOptions, resolve_model
+
+MODEL_CHOICES = "local (default), local:/path.gguf, openai:MODEL or openai:MODEL@URL, or a model named in --models."
+"""The models `--model` and `--judge-model` take, as their help says it."""
 
 MODEL_PAIRS = typer.Option(
     None,
@@ -26,6 +30,12 @@ MODELS_FILE = typer.Option(
     metavar="FILE.yaml",
     help="Named models (NAME: {model: openai:NAME@URL, OPTION: VALUE}); default: models.yaml here, if any.",
 )
+JUDGE_TEMPERATURE = typer.Option(0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature.")
+
+
+def judge_model_flag(help: str) -> Any:
+    """The `--judge-model` option, with the command's own `help` (whose judges, which models)."""
+    return typer.Option(None, "--judge-model", help=help)
 
 
 def model_options(text: str, pairs: list[str] | None, file: Path | None, flag: str = "-M") -> ModelOptions:

@@ -12,8 +12,15 @@ from biarena.options import Options
 
 __all__ = [
     "ALLOW_SUPERUSER",
+    "BENCHMARK",
+    "BENCHMARK_NAME",
+    "DATABASE",
     "DB_URL",
+    "HOST",
     "LABELS",
+    "LIMIT",
+    "MAX_CALLS",
+    "NO_CACHE",
     "OPTIONS_FILE",
     "SANDBOX",
     "TIMEOUT",
@@ -73,6 +80,16 @@ def flag(name: str, help: str) -> Any:
     """An on/off option that takes no value (shown without a type in --help)."""
     return typer.Option(False, name, help=help, metavar="")
 
+
+NO_CACHE = flag("--no-cache", "Do not use cached model replies.")
+MAX_CALLS = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached).")
+LIMIT = typer.Option(None, "--limit", min=1, help="Only the first N questions.")
+BENCHMARK = typer.Argument(..., metavar="BENCH", help="Benchmark directory or built-in name.")
+"""A command's benchmark: a directory or a built-in name (`biarena run BENCH`)."""
+DATABASE = typer.Argument(..., metavar="DB", help="SQLite or DuckDB file, or a server URL (postgresql://...).")
+"""A command's database: a file or a server's URL (`biarena generate templates DB`)."""
+BENCHMARK_NAME = typer.Option(None, "--name", help="Benchmark name (default: the output directory's name).")
+HOST = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0 puts it on the network).")
 
 LABELS = typer.Option(
     None,

@@ -6,10 +6,13 @@ import typer
 
 from biarena.agents import SYSTEMS, system_factory
 from biarena.cli.legacy_flags import LEGACY, legacy_command, legacy_flags
-from biarena.cli.model_flags import MODEL_PAIRS, MODELS_FILE
+from biarena.cli.model_flags import MODEL_CHOICES, MODEL_PAIRS, MODELS_FILE
 from biarena.cli.options import (
     ALLOW_SUPERUSER,
+    BENCHMARK,
     DB_URL,
+    LIMIT,
+    MAX_CALLS,
     OPTIONS_FILE,
     SANDBOX,
     TIMEOUT,
@@ -17,6 +20,7 @@ from biarena.cli.options import (
     option_pairs,
 )
 from biarena.cli.run_view import RunView, say
+from biarena.cli.settings_from import settings_from
 from biarena.errors import UsageError
 from biarena.options import Options, options_model
 from biarena.runner.execute import agent_options as options_of_agent
@@ -68,31 +72,35 @@ def option_texts(name: str, pairs: list[str] | None, legacy: list[str] | None) -
     return [*renamed, *(pairs or [])]
 
 
+REPEATS = typer.Option(
+    None,
+    "--repeats",
+    min=1,
+    metavar="K",
+    help="Ask every question K times (tries sampled at the model's temperature, each with its own seed); "
+    "a larger K on a resumed run adds the missing tries. Default: as the run was started, else 1.",
+)
+PARTIAL = flag(
+    "--partial",
+    "Accept a predictions file that covers only some questions or names others (they are listed; a question "
+    "without a prediction counts 0).",
+)
+
+
 def run(
-    benchmark_arg: str = typer.Argument(..., metavar="BENCH", help="Benchmark directory or built-in name."),
+    benchmark: str = BENCHMARK,
     agent: str | None = typer.Option(None, "--agent", metavar="NAME", help=f"The system to run: {', '.join(SYSTEMS)}."),
-    model: str | None = typer.Option(
-        None,
-        "--model",
-        help="local (default), local:/path.gguf, openai:MODEL or openai:MODEL@URL, or a model named in --models.",
-    ),
+    model: str | None = typer.Option(None, "--model", help=MODEL_CHOICES),
     model_option: list[str] | None = MODEL_PAIRS,
     models_file: Path | None = MODELS_FILE,
     out: Path = typer.Option(..., "-o", "--out", help="Run file to write (resumed when it exists)."),
     option: list[str] | None = option_pairs("biarena describe agent NAME"),
     options_file: Path | None = OPTIONS_FILE,
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    limit: int | None = LIMIT,
     per_category: int | None = typer.Option(None, "--per-category", min=1, help="A stratified sample: N per category."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Questions answered at once."),
-    repeats: int | None = typer.Option(
-        None,
-        "--repeats",
-        min=1,
-        metavar="K",
-        help="Ask every question K times (tries sampled at the model's temperature, each with its own seed); "
-        "a larger K on a resumed run adds the missing tries. Default: as the run was started, else 1.",
-    ),
-    max_calls: int | None = typer.Option(None, "--max-calls", min=1, help="Stop after N model calls (not cached)."),
+    repeats: int | None = REPEATS,
+    max_calls: int | None = MAX_CALLS,
     no_cache: bool = typer.Option(False, "--no-cache", hidden=True, help="The same as -M cache=false."),
     structured: str | None = typer.Option(None, "--structured", hidden=True, help="The same as -M structured=LEVEL."),
     prices: Path | None = typer.Option(None, "--prices", hidden=True, help="The same as -M prices=FILE."),
@@ -100,11 +108,7 @@ def run(
         None, "--label", help="How reports name this run (default: agent · model, e.g. 'sequential · qwen2.5-coder')."
     ),
     retry_errors: bool = flag("--retry-errors", "Ask again the questions the run holds no answer for (errors)."),
-    partial: bool = flag(
-        "--partial",
-        "Accept a predictions file that covers only some questions or names others (they are listed; a question "
-        "without a prediction counts 0).",
-    ),
+    partial: bool = PARTIAL,
     accepted_only: bool = flag("--accepted-only", "Only the questions accepted in validation (edits applied)."),
     force: bool = flag("--force", "Start the run file over when it holds a different run (its answers are deleted)."),
     db_url: list[str] | None = DB_URL,
@@ -129,37 +133,13 @@ def run(
     4 stopped early: the model's server does not answer;
     130 interrupted.
     """
-    name = agent or system
-    if name is None:
-        raise UsageError("name the system to run: --agent NAME (e.g. text2sql, sequential, gold)")
-    if agent and system and agent != system:
-        raise UsageError("--agent and --system name the same thing; give one")
-    settings = RunSettings(
-        benchmark=benchmark_arg,
+    name = _system_name(agent, system)
+    settings = settings_from(
+        RunSettings,
+        locals(),
         agent=name,
-        out=out,
-        model=model,
         model_options=list(model_option or []),
-        models_file=models_file,
         options=option_texts(name, option, legacy),
-        options_file=options_file,
-        limit=limit,
-        per_category=per_category,
-        concurrency=concurrency,
-        repeats=repeats,
-        max_calls=max_calls,
-        no_cache=no_cache,
-        structured=structured,
-        prices=prices,
-        label=label,
-        retry_errors=retry_errors,
-        partial=partial,
-        accepted_only=accepted_only,
-        force=force,
-        db_url=db_url,
-        timeout=timeout,
-        sandbox=sandbox,
-        allow_superuser=allow_superuser,
     )
     view = RunView()
     try:
@@ -171,6 +151,16 @@ def run(
     finally:
         view.close()
     raise typer.Exit(exit_code(result.summary, result.uses_model))
+
+
+def _system_name(agent: str | None, system: str | None) -> str:
+    """The system `--agent` (or its old name `--system`) names."""
+    name = agent or system
+    if name is None:
+        raise UsageError("name the system to run: --agent NAME (e.g. text2sql, sequential, gold)")
+    if agent and system and agent != system:
+        raise UsageError("--agent and --system name the same thing; give one")
+    return name
 
 
 def exit_code(summary: RunSummary, uses_model: bool) -> int:

@@ -5,54 +5,74 @@ from pathlib import Path
 
 import typer
 
-from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, MODELS_FILE
+from biarena.cli.model_flags import JUDGE_MODEL_PAIRS, JUDGE_TEMPERATURE, MODELS_FILE, judge_model_flag
 from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, flag
 from biarena.cli.score_view import ScoreView, say
+from biarena.cli.settings_from import settings_from
 from biarena.metrics import ScoringBudget
 from biarena.scoring import SCORERS
 from biarena.scoring.execute import execute_score, failed_results, failure_line
 from biarena.scoring.score_settings import ScoreSettings
 
+SCORER_NAMES = typer.Option(
+    None,
+    "--scorer",
+    metavar="NAME",
+    help=f"A scorer to apply (repeatable; default: the deterministic metrics): {', '.join(SCORERS)}.",
+)
+SCORER_OPTIONS = typer.Option(
+    None,
+    "-O",
+    metavar="SCORER.NAME=VALUE",
+    help="Set a scorer's option (repeatable; SCORER. may be left out when one scorer asked for takes NAME); "
+    "`biarena describe scorer NAME` lists them with their defaults.",
+)
+CONTRACTS = typer.Option(
+    None,
+    "--contract",
+    metavar="NAME",
+    help="Also score execution accuracy under this result contract (repeatable or comma-separated): "
+    "biarena (the default), spider, spider-keep-distinct, bird, bird-f1, spider2, strict; stored as "
+    "execution_accuracy[NAME].",
+)
+SUITE = typer.Option(
+    None,
+    "--suite",
+    metavar="K",
+    min=1,
+    max=100,
+    help="Also score test-suite accuracy: the answer must match the gold on the database and on K neighbour "
+    "databases (built once and cached), under each --contract (default biarena); stored as test_suite_accuracy "
+    "(test_suite_accuracy[NAME] under another contract).",
+)
+SCORE_BUDGET = typer.Option(
+    ScoringBudget().seconds,
+    "--score-budget",
+    min=0.01,
+    help="Seconds of comparison work per answer besides running its SQL; an answer over it, or too large "
+    "to compare, scores 0 with the reason.",
+)
+MAX_JUDGE_CALLS = typer.Option(
+    None,
+    "--max-calls",
+    min=1,
+    help="Start no new judgement after N judge model calls (replies from the cache "
+    "are free; the scorers without a model go on); run again to continue.",
+)
+
 
 def score(
-    run_path: Path = typer.Argument(..., metavar="RUN", help="Run file."),
-    scorers: list[str] | None = typer.Option(
-        None,
-        "--scorer",
-        metavar="NAME",
-        help=f"A scorer to apply (repeatable; default: the deterministic metrics): {', '.join(SCORERS)}.",
-    ),
+    run: Path = typer.Argument(..., metavar="RUN", help="Run file."),
+    scorers: list[str] | None = SCORER_NAMES,
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated scorers (the same as --scorer)."),
-    option: list[str] | None = typer.Option(
-        None,
-        "-O",
-        metavar="SCORER.NAME=VALUE",
-        help="Set a scorer's option (repeatable; SCORER. may be left out when one scorer asked for takes NAME); "
-        "`biarena describe scorer NAME` lists them with their defaults.",
-    ),
+    option: list[str] | None = SCORER_OPTIONS,
     options_file: Path | None = typer.Option(
         None, "--options", metavar="FILE.yaml", help="Scorers' options: a mapping SCORER: {NAME: VALUE} (-O wins)."
     ),
-    contract: list[str] | None = typer.Option(
-        None,
-        "--contract",
-        metavar="NAME",
-        help="Also score execution accuracy under this result contract (repeatable or comma-separated): "
-        "biarena (the default), spider, spider-keep-distinct, bird, bird-f1, spider2, strict; stored as "
-        "execution_accuracy[NAME].",
-    ),
-    suite: int | None = typer.Option(
-        None,
-        "--suite",
-        metavar="K",
-        min=1,
-        max=100,
-        help="Also score test-suite accuracy: the answer must match the gold on the database and on K neighbour "
-        "databases (built once and cached), under each --contract (default biarena); stored as test_suite_accuracy "
-        "(test_suite_accuracy[NAME] under another contract).",
-    ),
+    contract: list[str] | None = CONTRACTS,
+    suite: int | None = SUITE,
     rescore: bool = flag("--rescore", "Score again answers already scored."),
-    benchmark_arg: str | None = typer.Option(
+    benchmark: str | None = typer.Option(
         None, "--benchmark", help="Benchmark to use instead of the run's own (its databases are then not checked)."
     ),
     decimals: int = typer.Option(6, "--decimals", min=0, max=15, help="Numbers equal to this many decimals are equal."),
@@ -60,21 +80,13 @@ def score(
     timeout: float = TIMEOUT,
     sandbox: list[str] | None = SANDBOX,
     allow_superuser: bool = ALLOW_SUPERUSER,
-    score_budget: float = typer.Option(
-        ScoringBudget().seconds,
-        "--score-budget",
-        min=0.01,
-        help="Seconds of comparison work per answer besides running its SQL; an answer over it, or too large "
-        "to compare, scores 0 with the reason.",
-    ),
+    score_budget: float = SCORE_BUDGET,
     judges: list[str] | None = typer.Option(
         None, "--judge", metavar="NAME", help="Also apply this scorer, a judge (repeatable): see --scorer."
     ),
-    judge_model: str | None = typer.Option(
-        None,
-        "--judge-model",
-        help="The judges' model, independent of the agent's: local (default), openai:MODEL or openai:MODEL@URL, "
-        "or a model named in --models.",
+    judge_model: str | None = judge_model_flag(
+        "The judges' model, independent of the agent's: local (default), openai:MODEL or openai:MODEL@URL, or a "
+        "model named in --models."
     ),
     judge_model_option: list[str] | None = JUDGE_MODEL_PAIRS,
     models_file: Path | None = MODELS_FILE,
@@ -84,16 +96,8 @@ def score(
     concurrency: int = typer.Option(
         1, "--concurrency", min=1, help="Results made at once (scorers without a model take turns)."
     ),
-    max_calls: int | None = typer.Option(
-        None,
-        "--max-calls",
-        min=1,
-        help="Start no new judgement after N judge model calls (replies from the cache "
-        "are free; the scorers without a model go on); run again to continue.",
-    ),
-    judge_temperature: float = typer.Option(
-        0.0, "--judge-temperature", min=0.0, max=2.0, help="The judge model's temperature."
-    ),
+    max_calls: int | None = MAX_JUDGE_CALLS,
+    judge_temperature: float = JUDGE_TEMPERATURE,
     failed: bool = flag(
         "--failed", "List every result the run holds that failed (question, scorer, why); score nothing."
     ),
@@ -110,32 +114,10 @@ def score(
     scoring stops (exit code 4) and prints the command that scores the rest.
     """
     if failed:
-        _list_failed(run_path)
+        _list_failed(run)
         return
-    settings = ScoreSettings(
-        run=run_path,
-        scorers=scorers,
-        metrics=metrics,
-        options=list(option or []),
-        options_file=options_file,
-        contract=contract,
-        suite=suite,
-        rescore=rescore,
-        benchmark=benchmark_arg,
-        decimals=decimals,
-        db_url=db_url,
-        timeout=timeout,
-        sandbox=sandbox,
-        allow_superuser=allow_superuser,
-        score_budget=score_budget,
-        judges=judges,
-        judge_model=judge_model,
-        judge_model_options=list(judge_model_option or []),
-        models_file=models_file,
-        rubric=rubric,
-        concurrency=concurrency,
-        max_calls=max_calls,
-        judge_temperature=judge_temperature,
+    settings = settings_from(
+        ScoreSettings, locals(), options=list(option or []), judge_model_options=list(judge_model_option or [])
     )
     view = ScoreView()
     try:

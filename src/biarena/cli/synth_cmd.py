@@ -6,9 +6,9 @@ import typer
 from rich.text import Text
 from typer.core import TyperGroup
 
-from biarena.cli.console import err, new_table, print_table, row
+from biarena.cli.console import err, new_table, print_table, row, show_message
 from biarena.cli.options import flag
-from biarena.events import Message
+from biarena.cli.settings_from import settings_from
 from biarena.synth import corgi_figures, verify, vertical_names, vertical_spec
 from biarena.synth.writers import FORMATS
 
@@ -91,7 +91,7 @@ def verify_command(path: Path = typer.Argument(..., help="A database generated b
 @app.command("make")
 def make(
     vertical: str = typer.Argument(..., help="A built-in vertical name, or a path to a spec .yaml."),
-    out_path: Path = typer.Option(..., "-o", "--out", help="File (SQLite, DuckDB) or directory (Parquet) to write."),
+    out: Path = typer.Option(..., "-o", "--out", help="File (SQLite, DuckDB) or directory (Parquet) to write."),
     scale: float = typer.Option(1.0, "--scale", min=0.001, help="Row counts times this."),
     seed: int = typer.Option(0, "--seed", help="The same seed and scale give byte-identical output."),
     fmt: str = typer.Option(
@@ -116,22 +116,4 @@ def make(
     from biarena.synth.execute_synth import execute_synth
     from biarena.synth.synth_settings import SynthSettings
 
-    settings = SynthSettings(
-        vertical=vertical,
-        out=out_path,
-        scale=scale,
-        seed=seed,
-        format=fmt,
-        verify=not no_verify,
-        partitions=partitions,
-        workers=workers,
-        engine=engine,
-        address=address,
-    )
-    execute_synth(settings, _show)
-
-
-def _show(event: object) -> None:
-    """A workflow's messages, as lines on stderr."""
-    if isinstance(event, Message):
-        err.print(Text(event.text))
+    execute_synth(settings_from(SynthSettings, locals(), format=fmt, verify=not no_verify), show_message)

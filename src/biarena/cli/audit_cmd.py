@@ -6,7 +6,7 @@ import sys
 import typer
 from rich.text import Text
 
-from biarena.cli.console import err, new_table, print_table, row
+from biarena.cli.console import err, new_table, print_table, row, stage_progress
 from biarena.cli.options import ALLOW_SUPERUSER, DB_URL, SANDBOX, TIMEOUT, flag
 from biarena.metrics.execute_audit import AuditSettings, execute_audit
 from biarena.metrics.gold_audit import KINDS
@@ -27,7 +27,11 @@ def audit(
     settings = AuditSettings(
         benchmark=benchmark_arg, db_url=db_url, timeout=timeout, sandbox=sandbox, allow_superuser=allow_superuser
     )
-    result = execute_audit(settings)
+    if err.is_terminal:
+        with stage_progress(f"auditing {benchmark_arg}", 0) as progress:
+            result = execute_audit(settings, lambda event: progress(event.done, event.total, event.item, event.stage))
+    else:  # a log gets the findings alone, not a line per question
+        result = execute_audit(settings)
     benchmark, findings, with_gold = result.benchmark, result.findings, result.with_gold
     if as_json:
         sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False, indent=2 if with_gold else None) + "\n")

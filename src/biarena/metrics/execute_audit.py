@@ -9,6 +9,7 @@ from pydantic import Field
 from biarena.benchmarks import resolve_benchmark
 from biarena.db import DatabasePool
 from biarena.db.overrides import db_overrides, sandbox_limits
+from biarena.events import EventHandler, Stage, ignore
 from biarena.metrics.gold_audit import KINDS, Finding, audit_benchmark
 from biarena.records import Benchmark
 from biarena.settings import Settings
@@ -59,8 +60,10 @@ class AuditResult:
         }
 
 
-def execute_audit(settings: AuditSettings) -> AuditResult:
-    """Run and check every gold query of the benchmark (nothing is run when no question has gold SQL)."""
+def execute_audit(settings: AuditSettings, on_event: EventHandler = ignore) -> AuditResult:
+    """Run and check every gold query of the benchmark (nothing is run when no question has gold SQL).
+
+    Reports a `Stage` as each question's gold is checked."""
     benchmark = resolve_benchmark(settings.benchmark)
     with_gold = sum(1 for q in benchmark.questions if q.gold_sql)
     if not with_gold:
@@ -73,7 +76,10 @@ def execute_audit(settings: AuditSettings) -> AuditResult:
     )
     try:
         pool.open_all()
-        findings = audit_benchmark(benchmark, pool)
+        total = len(benchmark.questions)
+        findings = audit_benchmark(
+            benchmark, pool, on_question=lambda done, qid: on_event(Stage(done, total, qid, "gold checked"))
+        )
     finally:
         pool.close()
     return AuditResult(benchmark, with_gold, findings)

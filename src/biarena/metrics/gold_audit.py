@@ -157,13 +157,21 @@ _NULLS_WRITTEN = re.compile(r"\bNULLS\s+(FIRST|LAST)\b", re.IGNORECASE)
 
 
 def audit_benchmark(
-    benchmark: Benchmark, databases: DatabasePool, *, shift: timedelta = timedelta(days=7)
+    benchmark: Benchmark,
+    databases: DatabasePool,
+    *,
+    shift: timedelta = timedelta(days=7),
+    on_question: Callable[[int, str], None] | None = None,
 ) -> list[Finding]:
-    """Check every question's gold SQL and return the problems found."""
+    """Check every question's gold SQL and return the problems found.
+
+    `on_question(done, question id)` is called after each question (for progress)."""
     findings: list[Finding] = []
     first_results: dict[str, QueryResult | None] = {}
-    for question in benchmark.questions:
+    for done, question in enumerate(benchmark.questions, 1):
         findings.extend(_audit_question(benchmark, databases, question, first_results, shift))
+        if on_question is not None:
+            on_question(done, question.id)
     findings.extend(_phrasings(benchmark, databases, first_results))
     return findings
 

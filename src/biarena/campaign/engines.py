@@ -9,7 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from biarena.campaign.execute import CellResult, CellTask, execute_cell
+from biarena.campaign.run_cell import CellResult, CellTask, run_cell
 from biarena.campaign.limits import FileSlots, RaySlots, ray_limits_actor
 from biarena.errors import BiarenaError
 from biarena.leave_with_parent import leave_with_parent
@@ -60,7 +60,7 @@ def run_local(tasks: list[CellTask], workers: int, limits: Path) -> Iterator[Cel
 
 
 PRELOAD = [
-    "biarena.campaign.execute",
+    "biarena.campaign.run_cell",
     "biarena.agents",
     "biarena.benchmarks",
     "biarena.db",
@@ -87,7 +87,7 @@ def _execute_here(environ: dict[str, str], task: CellTask, gate: FileSlots) -> C
     start: a key set since, such as the model server's, would be missed)."""
     os.environ.clear()
     os.environ.update(environ)
-    return execute_cell(task, gate)
+    return run_cell(task, gate)
 
 
 def run_ray(tasks: list[CellTask]) -> Iterator[CellResult]:
@@ -98,7 +98,7 @@ def run_ray(tasks: list[CellTask]) -> Iterator[CellResult]:
     try:
         actor = ray_limits_actor()  # held here until the last result is in: the tasks' handles do not keep it
         gate = RaySlots(actor)
-        remote = ray.remote(num_cpus=1, max_retries=ATTEMPTS - 1)(execute_cell)
+        remote = ray.remote(num_cpus=1, max_retries=ATTEMPTS - 1)(run_cell)
         pending = {remote.remote(task, gate): task for task in tasks}
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biarena.campaign.execute import CellResult, CellTask
+from biarena.campaign.run_cell import CellResult, CellTask
 from biarena.campaign.folder import CampaignFolder
 from biarena.campaign.plan import load_plan
 from biarena.campaign.units import Cell, expand_plan

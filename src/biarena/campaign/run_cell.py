@@ -1,4 +1,4 @@
-"""execute_cell: a worker's share of a campaign: one cell's run answered and scored with the run and score cores
+"""run_cell: a worker's share of a campaign: one cell's run answered and scored with the run and score cores
 in a private run file, whose contents go back to the campaign's one writer."""
 
 import tempfile
@@ -36,7 +36,7 @@ class CellResult(BaseModel):
     """The ids of the units done."""
 
 
-def execute_cell(task: CellTask, gate: Any = None) -> CellResult:
+def run_cell(task: CellTask, gate: Any = None) -> CellResult:
     """Answer the cell's unanswered questions and apply its units' scorers; nothing is written outside a temporary
     folder. `gate`, when given, holds model servers' `connections` limits across workers."""
     from biarena.benchmarks import resolve_benchmark

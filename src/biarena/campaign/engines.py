@@ -9,8 +9,8 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from biarena.campaign.run_cell import CellResult, CellTask, run_cell
 from biarena.campaign.limits import FileSlots, RaySlots, ray_limits_actor
+from biarena.campaign.run_cell import CellResult, CellTask, run_cell
 from biarena.errors import BiarenaError
 from biarena.leave_with_parent import leave_with_parent
 from biarena.ray_session import ray_session, require_ray

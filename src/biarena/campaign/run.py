@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from biarena.campaign.run_cell import CellResult, CellTask
 from biarena.campaign.folder import CampaignFolder
 from biarena.campaign.plan import load_plan
+from biarena.campaign.run_cell import CellResult, CellTask
 from biarena.campaign.units import Cell, expand_plan
 from biarena.errors import UsageError, did_you_mean
 from biarena.records import Question

@@ -10,9 +10,10 @@ from typing import Any
 from biarena.db import Database, describe_schema
 from biarena.generate.bibench_questions.categories import CATEGORIES
 from biarena.generate.bibench_questions.identifiers import named_identifier
+from biarena.generate.model_steps import STRING, STRINGS, ask_step, object_schema
 from biarena.generate.prompt_files import prompts_hash, render
 from biarena.generate.workdir import BudgetExhausted, CallBudget, WorkDir
-from biarena.llm import Model, ModelError, StructuredOutputError
+from biarena.llm import Model
 from biarena.records import Question
 
 PACKAGE = "biarena.generate.bibench_questions"
@@ -21,38 +22,18 @@ PROMPTS_HASH = prompts_hash(PACKAGE, PROMPTS)
 STEPS = ("generation", "distinct", "no_identifiers", "answerability", "table_identification", "table_completeness")
 """The pipeline's steps, in order; pipeline.json counts what each kept, dropped and corrected."""
 
-_GENERATE = {
-    "type": "object",
-    "properties": {
-        "questions": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
-        }
-    },
-    "required": ["questions"],
-}
-_ANSWERABILITY = {
-    "type": "object",
-    "properties": {
-        "explanation": {"type": "string"},
-        "missing_columns": {"type": "array", "items": {"type": "string"}},
-        "missing_tables": {"type": "array", "items": {"type": "string"}},
+_GENERATE = object_schema({"questions": {"type": "array", "minItems": 1, "items": object_schema({"question": STRING})}})
+_ANSWERABILITY = object_schema(
+    {
+        "explanation": STRING,
+        "missing_columns": STRINGS,
+        "missing_tables": STRINGS,
         "verdict": {"type": "string", "enum": ["Answerable", "Not Answerable"]},
-    },
-    "required": ["explanation", "missing_columns", "missing_tables", "verdict"],
-}
-_TABLES = {
-    "type": "object",
-    "properties": {"tables": {"type": "array", "items": {"type": "string"}}},
-    "required": ["tables"],
-}
-_COMPLETENESS = {
-    "type": "object",
-    "properties": {"explanation": {"type": "string"}, "tables": {"type": "array", "items": {"type": "string"}}},
-    "required": ["explanation", "tables"],
-}
-_DOMAIN = {"type": "object", "properties": {"domain": {"type": "string"}}, "required": ["domain"]}
+    }
+)
+_TABLES = object_schema({"tables": STRINGS})
+_COMPLETENESS = object_schema({"explanation": STRING, "tables": STRINGS})
+_DOMAIN = object_schema({"domain": STRING})
 _TAG = re.compile(r"</?question>", re.IGNORECASE)
 
 
@@ -203,18 +184,9 @@ class QuestionPipeline:
 
     def _ask(self, key: str, model: Model, prompt: str, schema: dict, max_tokens: int) -> dict[str, Any]:
         """One journaled model step: its parsed reply, or {"error": ...} when the reply stayed invalid."""
-        if self.work.done(key):
-            return self.work.get(key)
-        self.budget.check()
-        messages = [{"role": "system", "content": self.system}, {"role": "user", "content": prompt}]
-        try:
-            value = {"reply": model.chat(messages, schema=schema, max_tokens=max_tokens).parsed}
-        except StructuredOutputError as error:
-            value = {"error": str(error)}
-        except ModelError as error:
-            # an unreachable or failing server is not the model's answer: not journaled, so a re-run asks again
-            return {"error": str(error)}
-        return self.work.put(key, value)
+        return ask_step(
+            self.work, self.budget, key, model, system=self.system, prompt=prompt, schema=schema, max_tokens=max_tokens
+        )
 
     def domain(self) -> str | None:
         """The database's business domain, as the model names it (None when its reply is unusable)."""

@@ -23,6 +23,7 @@ from biarena.generate.cca.synthetic import (
     BASES,
     MAX_ROWS,
     ConstructError,
+    Injection,
     RowInsert,
     copy_for_injection,
     inject,
@@ -31,9 +32,10 @@ from biarena.generate.cca.synthetic import (
     parse_inserts,
     table_columns,
 )
+from biarena.generate.model_steps import STRING, STRINGS, ask_step, object_schema
 from biarena.generate.prompt_files import prompts_hash, render
 from biarena.generate.workdir import BudgetExhausted, CallBudget, WorkDir, file_sha256
-from biarena.llm import Model, ModelError, StructuredOutputError
+from biarena.llm import Model
 from biarena.records import Benchmark, DatabaseRef, Question
 
 PACKAGE = "biarena.generate.cca"
@@ -45,21 +47,9 @@ CHECKS_FILE = "checks.jsonl"
 WORK_FOLDER = "work"
 LABELS = ("conclusive", "interpretive")
 
-_CONJECTURE = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
-_CONSTRUCT = {
-    "type": "object",
-    "properties": {"statements": {"type": "array", "minItems": 1, "items": {"type": "string"}}},
-    "required": ["statements"],
-}
-_CONCLUDE = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "evidence": {"type": "array", "items": {"type": "string"}},
-        "label": {"type": "string", "enum": list(LABELS)},
-    },
-    "required": ["answer", "evidence", "label"],
-}
+_CONJECTURE = object_schema({"answer": STRING})
+_CONSTRUCT = object_schema({"statements": {"type": "array", "minItems": 1, "items": STRING}})
+_CONCLUDE = object_schema({"answer": STRING, "evidence": STRINGS, "label": {"type": "string", "enum": list(LABELS)}})
 
 
 @dataclass
@@ -114,6 +104,16 @@ def _number(text: str) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+@dataclass
+class _Case:
+    """One question on its way through the stages, with its record, journal key and its database's system prompt."""
+
+    question: Question
+    record: dict[str, Any]
+    key: str
+    system: str
 
 
 def _questions_sha256(questions: list[Question]) -> str:
@@ -176,18 +176,9 @@ class AnswerPipeline:
         return self._schemas[name]
 
     def _ask(self, key: str, system: str, prompt: str, schema: dict, max_tokens: int) -> dict[str, Any]:
-        if self.work.done(key):
-            return self.work.get(key)
-        self.budget.check()
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-        try:
-            value = {"reply": self.model.chat(messages, schema=schema, max_tokens=max_tokens).parsed}
-        except StructuredOutputError as error:
-            value = {"error": str(error)}
-        except ModelError as error:
-            # an unreachable or failing server is not the model's answer: not journaled, so a re-run asks again
-            return {"error": str(error)}
-        return self.work.put(key, value)
+        return ask_step(
+            self.work, self.budget, key, self.model, system=system, prompt=prompt, schema=schema, max_tokens=max_tokens
+        )
 
     def run(self, questions: list[Question]) -> AnswerResult:
         """Annotate each question; a question that fails a step is dropped with the reason, the others go on."""
@@ -225,6 +216,14 @@ class AnswerPipeline:
         record.update(status="dropped", dropped_at=step, reason=reason)
         self.counts[step].drop(reason.split(":", 1)[0])
 
+    def _reply(self, step: str, record: dict[str, Any], answer: dict[str, Any], lacking: str) -> Any:
+        """The model's reply at `step`, or None with the question dropped when it gave no usable one."""
+        if "error" in answer:
+            self.counts[step].invalid_replies += 1
+            self._drop(record, step, f"{lacking}: {answer['error']}")
+            return None
+        return answer["reply"]
+
     def _annotate(self, question: Question, record: dict[str, Any]) -> tuple[Question, DatabaseRef] | None:
         key = f"{question.id}/{text_key(question.text)}"
         self.counts["conjecture"].received += 1
@@ -233,64 +232,99 @@ class AnswerPipeline:
             self._drop(record, "conjecture", "its database is not in the benchmark")
             return None
         system, tables, maxima = self._schema(question.database, source)
-        answer = self._ask(
-            f"conjecture/{key}", system, render(PACKAGE, "conjecture", question=question.text), _CONJECTURE, 300
-        )
-        if "error" in answer:
-            self.counts["conjecture"].invalid_replies += 1
-            self._drop(record, "conjecture", f"no usable conjecture: {answer['error']}")
+        case = _Case(question, record, key, system)
+        conjecture = self._conjecture(case)
+        if conjecture is None:
             return None
-        conjecture = answer["reply"]["answer"].strip()
-        record["conjecture"] = conjecture
-        self.counts["conjecture"].kept += 1
+        rows = self._construct(case, conjecture, tables, maxima)
+        if rows is None:
+            return None
+        executed = self._execute(case, source, rows)
+        if executed is None:
+            return None
+        reply = self._conclude(case, conjecture, rows)
+        if reply is None:
+            return None
+        name, target, injection = executed
+        labels = [f"dbqa:{reply['label']}", *(label for label in question.labels if not label.startswith("dbqa:"))]
+        ref = DatabaseRef(path=str(target), description=_plain_schema(target))
+        made = question.model_copy(
+            update={
+                "database": name,
+                "labels": labels,
+                "reference_answer": reply["answer"].strip(),
+                "tables": question.tables or sorted(injection.rows_per_table),
+                "gold_sql": [],
+            }
+        )
+        return made, ref
 
+    def _conjecture(self, case: _Case) -> str | None:
+        """Conjecture: the model's answer from the schema alone."""
+        prompt = render(PACKAGE, "conjecture", question=case.question.text)
+        answer = self._ask(f"conjecture/{case.key}", case.system, prompt, _CONJECTURE, 300)
+        reply = self._reply("conjecture", case.record, answer, "no usable conjecture")
+        if reply is None:
+            return None
+        conjecture = reply["answer"].strip()
+        case.record["conjecture"] = conjecture
+        self.counts["conjecture"].kept += 1
+        return conjecture
+
+    def _construct(
+        self, case: _Case, conjecture: str, tables: dict[str, list[str]], maxima: dict[str, Any]
+    ) -> list[RowInsert] | None:
+        """Construct: the INSERT statements that corroborate the conjecture, parsed into rows."""
         self.counts["construct"].received += 1
         prompt = render(
             PACKAGE,
             "construct",
-            question=question.text,
+            question=case.question.text,
             conjecture=conjecture,
             base=self.base,
             maxima=", ".join(f"{k} = {v}" for k, v in maxima.items()),
             max_rows=MAX_ROWS,
         )
-        answer = self._ask(f"construct/{key}", system, prompt, _CONSTRUCT, 1500)
-        if "error" in answer:
-            self.counts["construct"].invalid_replies += 1
-            self._drop(record, "construct", f"no usable statements: {answer['error']}")
+        answer = self._ask(f"construct/{case.key}", case.system, prompt, _CONSTRUCT, 1500)
+        reply = self._reply("construct", case.record, answer, "no usable statements")
+        if reply is None:
             return None
-        statements = [str(s) for s in answer["reply"]["statements"]]
-        record["statements"] = statements
+        statements = [str(s) for s in reply["statements"]]
+        case.record["statements"] = statements
         try:
             rows = parse_inserts(statements, tables)
         except ConstructError as error:
-            self._drop(record, "construct", f"unusable statements: {error}")
+            self._drop(case.record, "construct", f"unusable statements: {error}")
             return None
         self.counts["construct"].kept += 1
+        return rows
 
+    def _execute(self, case: _Case, source: Path, rows: list[RowInsert]) -> tuple[str, Path, Injection] | None:
+        """Execute: the rows injected into the question's own copy of its database (name, path, what was injected)."""
         self.counts["execute"].received += 1
-        name = safe_file_name(question.id, "", self.taken)
+        name = safe_file_name(case.question.id, "", self.taken)
         target = self.work.root / WORK_FOLDER / f"{name}.sqlite"
         copy_for_injection(source, target, self.base)
         try:
             injection = inject(target, rows)
         except ConstructError as error:
             target.unlink(missing_ok=True)
-            self._drop(record, "execute", f"the injected rows break the database: {error}")
+            self._drop(case.record, "execute", f"the injected rows break the database: {error}")
             return None
-        record["rows_injected"] = injection.rows_per_table
+        case.record["rows_injected"] = injection.rows_per_table
         self.counts["execute"].kept += 1
+        return name, target, injection
 
+    def _conclude(self, case: _Case, conjecture: str, rows: list[RowInsert]) -> dict[str, Any] | None:
+        """Conclude: the reference answer, kept only when the values it cites are among the injected rows."""
         self.counts["conclude"].received += 1
-        prompt = render(
-            PACKAGE, "conclude", question=question.text, conjecture=conjecture, base=self.base, rows=rows_text(rows)
-        )
-        answer = self._ask(f"conclude/{key}", system, prompt, _CONCLUDE, 600)
-        if "error" in answer:
-            self.counts["conclude"].invalid_replies += 1
-            self._drop(record, "conclude", f"no usable conclusion: {answer['error']}")
+        text = case.question.text
+        prompt = render(PACKAGE, "conclude", question=text, conjecture=conjecture, base=self.base, rows=rows_text(rows))
+        answer = self._ask(f"conclude/{case.key}", case.system, prompt, _CONCLUDE, 600)
+        reply = self._reply("conclude", case.record, answer, "no usable conclusion")
+        if reply is None:
             return None
-        reply = answer["reply"]
+        record = case.record
         record.update(reference_answer=reply["answer"].strip(), evidence=reply["evidence"], label=reply["label"])
         if not reply["evidence"]:
             self._drop(record, "conclude", "not backed by the injected rows: the conclusion cites none of their values")
@@ -304,18 +338,7 @@ class AnswerPipeline:
             self._drop(record, "conclude", "the reference answer is empty")
             return None
         self.counts["conclude"].kept += 1
-        labels = [f"dbqa:{reply['label']}", *(label for label in question.labels if not label.startswith("dbqa:"))]
-        ref = DatabaseRef(path=str(target), description=_plain_schema(target))
-        made = question.model_copy(
-            update={
-                "database": name,
-                "labels": labels,
-                "reference_answer": reply["answer"].strip(),
-                "tables": question.tables or sorted(injection.rows_per_table),
-                "gold_sql": [],
-            }
-        )
-        return made, ref
+        return reply
 
 
 def _plain_schema(path: Path) -> str:

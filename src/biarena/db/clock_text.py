@@ -66,6 +66,63 @@ def _is_date_call(span: list[Token]) -> bool:
     return False
 
 
+class _Anchoring:
+    """The edits that anchor one statement's clock reads, found token by token."""
+
+    def __init__(self, sql: str, tokens: list[Token], now: datetime) -> None:
+        self.sql = sql
+        self.tokens = tokens
+        self.stamp = {
+            "timestamp": now.strftime("'%Y-%m-%d %H:%M:%S'"),
+            "date": now.strftime("'%Y-%m-%d'"),
+            "time": now.strftime("'%H:%M:%S'"),
+        }
+        self.edits: list[tuple[int, int, str]] = []  # (start, end exclusive, new text)
+        self.loose_now: set[int] = set()  # 'now' tokens not (yet) seen as a whole time value
+
+    def close_argument(self, frame: list, end: int) -> None:
+        """Anchor the argument of a call that ends before token `end` (frame: the time function, which argument,
+        the argument's first token); _Unsure when it is a time value the tokens cannot judge."""
+        name, index, start = frame
+        tokens, stamp = self.tokens, self.stamp["timestamp"]
+        span = tokens[start:end]
+        if name == "strftime" and index == 0 and span and tokens[end].token_type == TokenType.R_PAREN:
+            self.edits.append((span[-1].end + 1, span[-1].end + 1, ", " + stamp))  # strftime(format)
+        if name is None or index not in SQLITE_TIME_VALUE_POSITIONS[name]:
+            return
+        if not span:
+            if index == 0 and name in SQLITE_NOW_WHEN_EMPTY and tokens[end].token_type == TokenType.R_PAREN:
+                opening = tokens[start - 1].end + 1
+                self.edits.append((opening, opening, stamp))  # date()
+            return
+        first, last = span[0], span[-1]
+        if len(span) == 1 and first.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
+            self.loose_now.discard(start)
+            if first.text.lower() == "now" or (first.token_type == TokenType.IDENTIFIER and _is_now(first)):
+                self.edits.append((first.start, first.end + 1, stamp))
+                return
+        if (len(span) == 1 and first.token_type in _PLAIN) or _is_date_call(span):
+            return
+        if not _is_column(span):
+            raise _Unsure
+        column = self.sql[first.start : last.end + 1]
+        self.edits.append(
+            (
+                first.start,
+                last.end + 1,
+                f"CASE WHEN unicode({column}) IN (78, 110) AND CAST({column} AS TEXT) LIKE 'now' "
+                f"THEN {stamp} ELSE {column} END",
+            )
+        )
+
+    def anchored(self) -> str:
+        """The statement with every edit made."""
+        sql = self.sql
+        for start, end, text in sorted(self.edits, reverse=True):
+            sql = sql[:start] + text + sql[end:]
+        return sql
+
+
 def anchor_sqlite_text(sql: str, now: datetime) -> str | None:
     """SQLite `sql` with its clock reads replaced by `now`, by its tokens alone (no parse), or None when unsure.
 
@@ -79,50 +136,9 @@ def anchor_sqlite_text(sql: str, now: datetime) -> str | None:
         tokens = _SQLITE.tokenize(sql)
     except (SqlglotError, ValueError):
         return None
-    stamp = {
-        "timestamp": now.strftime("'%Y-%m-%d %H:%M:%S'"),
-        "date": now.strftime("'%Y-%m-%d'"),
-        "time": now.strftime("'%H:%M:%S'"),
-    }
-    edits: list[tuple[int, int, str]] = []  # (start, end exclusive, new text)
+    found = _Anchoring(sql, tokens, now)
     # Per open parenthesis: [the time function it calls or None, which argument, the argument's first token].
     frames: list[list] = []
-    loose_now: set[int] = set()  # 'now' tokens not (yet) seen as a whole time value
-
-    def close_argument(frame: list, end: int) -> None:
-        name, index, start = frame
-        span = tokens[start:end]
-        if name == "strftime" and index == 0 and span and tokens[end].token_type == TokenType.R_PAREN:
-            edits.append((span[-1].end + 1, span[-1].end + 1, ", " + stamp["timestamp"]))  # strftime(format)
-        if name is None or index not in SQLITE_TIME_VALUE_POSITIONS[name]:
-            return
-        if not span:
-            if index == 0 and name in SQLITE_NOW_WHEN_EMPTY and tokens[end].token_type == TokenType.R_PAREN:
-                opening = tokens[start - 1].end + 1
-                edits.append((opening, opening, stamp["timestamp"]))  # date()
-            return
-        first, last = span[0], span[-1]
-        if len(span) == 1 and first.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
-            loose_now.discard(start)
-            if first.text.lower() == "now" or (first.token_type == TokenType.IDENTIFIER and _is_now(first)):
-                edits.append((first.start, first.end + 1, stamp["timestamp"]))
-                return
-        if len(span) == 1 and first.token_type in _PLAIN:
-            return
-        if _is_date_call(span):
-            return
-        if not _is_column(span):
-            raise _Unsure
-        column = sql[first.start : last.end + 1]
-        edits.append(
-            (
-                first.start,
-                last.end + 1,
-                f"CASE WHEN unicode({column}) IN (78, 110) AND CAST({column} AS TEXT) LIKE 'now' "
-                f"THEN {stamp['timestamp']} ELSE {column} END",
-            )
-        )
-
     try:
         for i, token in enumerate(tokens):
             kind = token.token_type
@@ -132,28 +148,24 @@ def anchor_sqlite_text(sql: str, now: datetime) -> str | None:
                 called = before.text.lower() if before is not None and before.token_type != TokenType.STRING else ""
                 frames.append([called if called in SQLITE_TIME_FUNCTIONS else None, 0, i + 1])
             elif kind == TokenType.COMMA and frames:
-                close_argument(frames[-1], i)
+                found.close_argument(frames[-1], i)
                 frames[-1][1] += 1
                 frames[-1][2] = i + 1
             elif kind == TokenType.R_PAREN:
                 if frames:
-                    close_argument(frames.pop(), i)
+                    found.close_argument(frames.pop(), i)
             elif kind in _KEYWORD_KINDS:
                 if following == TokenType.L_PAREN:
                     return None
-                edits.append((token.start, token.end + 1, stamp[_KEYWORD_KINDS[kind]]))
+                found.edits.append((token.start, token.end + 1, found.stamp[_KEYWORD_KINDS[kind]]))
             elif kind in (TokenType.STRING, TokenType.IDENTIFIER):
                 if _is_now(token):
-                    loose_now.add(i)
+                    found.loose_now.add(i)
             elif token.text.lower() in _CLOCK_WORD_SET:
                 return None
     except _Unsure:
         return None
-    if loose_now:
-        return None
-    for start, end, text in sorted(edits, reverse=True):
-        sql = sql[:start] + text + sql[end:]
-    return sql
+    return None if found.loose_now else found.anchored()
 
 
 def _is_now(token: Token) -> bool:

@@ -154,28 +154,8 @@ def generate(
     """
     target = Path(path)
     fmt = fmt or ("parquet" if partitions is not None else infer_format(target))
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
-    if scale <= 0:
-        raise UsageError("--scale must be positive")
-    if seed < 0:
-        raise UsageError(f"--seed must be 0 or more (got {seed})")
-    rows, largest = max(((table_rows(spec, name, scale), name) for name in spec.tables), key=lambda item: item[0])
-    if rows > MAX_TABLE_ROWS:
-        raise UsageError(
-            f"--scale {scale:g} gives table '{largest}' {rows:,} rows; "
-            f"the simulator draws at most {MAX_TABLE_ROWS:,} rows a table"
-        )
-    if partitions is not None:
-        check_partitions(spec, fmt, partitions)
-    _replaceable(target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(f"cannot write {target}: {error.strerror} ({error.filename})") from None
-    for stale in target.parent.glob(f".{target.name}.partial-*"):  # left by an interrupted run
-        _remove(stale)
-    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    _check_request(spec, fmt, scale, seed, partitions)
+    partial = _partial_path(target)
     meta = {
         "spec": yaml.dump(_spec_record(spec), Dumper=_SPEC_DUMPER, sort_keys=False, allow_unicode=True),
         "seed": str(seed),
@@ -199,9 +179,55 @@ def generate(
         except BaseException:
             _remove(partial)
             raise
-        _remove(target)
-        partial.replace(target)
-        return counts
+    else:
+        counts = _write_file(spec, fmt, partial, meta, scale, seed, chunk, writer_process, pool_process)
+    _remove(target)
+    partial.replace(target)
+    return counts
+
+
+def _check_request(spec: Spec, fmt: str, scale: float, seed: int, partitions: int | None) -> None:
+    """Refuse an unknown format, a scale or seed out of range, a table too large or partitions that do not fit."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    if scale <= 0:
+        raise UsageError("--scale must be positive")
+    if seed < 0:
+        raise UsageError(f"--seed must be 0 or more (got {seed})")
+    rows, largest = max(((table_rows(spec, name, scale), name) for name in spec.tables), key=lambda item: item[0])
+    if rows > MAX_TABLE_ROWS:
+        raise UsageError(
+            f"--scale {scale:g} gives table '{largest}' {rows:,} rows; "
+            f"the simulator draws at most {MAX_TABLE_ROWS:,} rows a table"
+        )
+    if partitions is not None:
+        check_partitions(spec, fmt, partitions)
+
+
+def _partial_path(target: Path) -> Path:
+    """Where the output is written until complete, beside `target`, once the target may be replaced."""
+    _replaceable(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"cannot write {target}: {error.strerror} ({error.filename})") from None
+    for stale in target.parent.glob(f".{target.name}.partial-*"):  # left by an interrupted run
+        _remove(stale)
+    return target.with_name(f".{target.name}.partial-{os.getpid()}")
+
+
+def _write_file(
+    spec: Spec,
+    fmt: str,
+    partial: Path,
+    meta: dict[str, str],
+    scale: float,
+    seed: int,
+    chunk: int,
+    writer_process: bool | None,
+    pool_process: bool | None,
+) -> dict[str, int]:
+    """Write the whole vertical into one output at `partial` (removed again on failure); return rows per table."""
     # a daemonic process (a multiprocessing pool's worker) may not start one of its own
     large = expected_rows(spec, scale) >= WRITER_PROCESS_ROWS and not multiprocessing.current_process().daemon
     if writer_process is None:
@@ -219,8 +245,6 @@ def generate(
     finally:
         if pools is not None:
             pools.close()
-    _remove(target)
-    partial.replace(target)
     return counts
 
 

@@ -3,7 +3,7 @@
 import importlib
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -21,14 +21,18 @@ class _LazyPackage(types.ModuleType):
 
 
 def lazy_exports(
-    package: str, exports: dict[str, str], *, shadows: frozenset[str] = frozenset()
+    package: str, modules: Mapping[str, str | tuple[str, ...]], *, shadows: frozenset[str] = frozenset()
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """`__getattr__` and `__dir__` for `package` that import `name` from `package.exports[name]` when first asked.
+    """`__getattr__` and `__dir__` for `package` that import each name from its module when first asked.
 
-    Importing one module of a package then costs that module alone, not every sibling the package re-exports
-    (statistics, plots and engines stay unloaded until something uses them). An exported name that is also a
-    submodule's (its own source, or one in `shadows`) stays the exported object once that submodule loads.
+    `modules` maps each module (below `package`) to the name or names the package exports from it. Importing one
+    module of a package then costs that module alone, not every sibling the package re-exports (statistics, plots
+    and engines stay unloaded until something uses them). An exported name that is also a submodule's (its own
+    source, or one in `shadows`) stays the exported object once that submodule loads.
     """
+    exports = {
+        name: source for source, names in modules.items() for name in ((names,) if isinstance(names, str) else names)
+    }
     module = sys.modules[package]
     shadowed = frozenset(name for name, source in exports.items() if name == source or name in shadows)
     if shadowed:

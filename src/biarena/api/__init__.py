@@ -3,23 +3,23 @@
 
 from biarena.lazy_exports import lazy_exports
 
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "build": "build",
-        "import_benchmark": "import_benchmark",
-        "load_benchmark": "load_benchmark",
-        "run": "run",
-        "score": "score",
-        "results": "results",
-        "report": "report",
-        "judge_check": "judge_check",
-        "judge_pairwise": "judge_pairwise",
-        "demo": "demo",
-        "generate_templates": "generate_templates",
-        "generate_questions": "generate_questions",
-        "generate_answers": "generate_answers",
-        "suite": "suite",
-        "synth": "synth",
-    },
+FUNCTIONS = (
+    "build",
+    "import_benchmark",
+    "load_benchmark",
+    "run",
+    "score",
+    "results",
+    "report",
+    "judge_check",
+    "judge_pairwise",
+    "demo",
+    "generate_templates",
+    "generate_questions",
+    "generate_answers",
+    "suite",
+    "synth",
 )
+"""The API's functions, each in a module of its own name."""
+
+__getattr__, __dir__ = lazy_exports(__name__, {name: name for name in FUNCTIONS})

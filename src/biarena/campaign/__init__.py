@@ -7,19 +7,12 @@ Each name is imported from its module when first used.
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "CampaignFolder": "folder",
-    "campaign_runs": "layout",
-    "merge_campaigns": "merge",
-    "Plan": "plan",
-    "load_plan": "plan",
-    "CampaignProgress": "run",
-    "CampaignSummary": "run",
-    "Shard": "run",
-    "parse_shard": "run",
-    "run_campaign": "run",
-    "Cell": "units",
-    "WorkUnit": "units",
-    "expand_plan": "units",
+    "folder": "CampaignFolder",
+    "layout": "campaign_runs",
+    "merge": "merge_campaigns",
+    "plan": ("Plan", "load_plan"),
+    "run": ("CampaignProgress", "CampaignSummary", "Shard", "parse_shard", "run_campaign"),
+    "units": ("Cell", "WorkUnit", "expand_plan"),
 }
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = __dir__()

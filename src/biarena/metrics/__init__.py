@@ -6,15 +6,12 @@ Each name is imported from its module when first used: a summary of stored score
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "ScoringBudget": "context",
-    "Tolerance": "columns",
-    "ScoringContext": "context",
-    "results_match": "execution_match",
-    "ResultSimilarity": "result_similarity",
-    "result_similarity": "result_similarity",
-    "MetricScorer": "scorer",
-    "SemanticSimilarity": "semantic_similarity",
-    "semantic_similarity": "semantic_similarity",
+    "context": ("ScoringBudget", "ScoringContext"),
+    "columns": "Tolerance",
+    "execution_match": "results_match",
+    "result_similarity": ("ResultSimilarity", "result_similarity"),
+    "scorer": "MetricScorer",
+    "semantic_similarity": ("SemanticSimilarity", "semantic_similarity"),
 }
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = __dir__()

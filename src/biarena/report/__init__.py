@@ -6,12 +6,9 @@ Each name is imported from its module when first used: `show` does not load the 
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "Comparison": "comparison",
-    "compare": "comparison",
-    "write_report": "html_report",
-    "RunData": "run_data",
-    "label_runs": "run_data",
-    "read_runs": "run_data",
+    "comparison": ("Comparison", "compare"),
+    "html_report": "write_report",
+    "run_data": ("RunData", "label_runs", "read_runs"),
 }
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = __dir__()

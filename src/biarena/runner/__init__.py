@@ -6,21 +6,19 @@ Each name is imported from its module when first used: reading a run loads no ag
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "DamagedRunFile": "damaged_run",
-    "benchmark_fingerprint": "fingerprint",
-    "file_sha256": "fingerprint",
-    "OutcomeCounts": "run",
-    "RunOpening": "run",
-    "RunProgress": "run",
-    "RunSummary": "run",
-    "make_spec": "run",
-    "open_run": "run",
-    "run_benchmark": "run",
-    "select_questions": "run",
-    "RunInUse": "store",
-    "RunStore": "store",
-    "recognize_run_file": "store",
-    "scores_by_question": "store",
+    "damaged_run": "DamagedRunFile",
+    "fingerprint": ("benchmark_fingerprint", "file_sha256"),
+    "run": (
+        "OutcomeCounts",
+        "RunOpening",
+        "RunProgress",
+        "RunSummary",
+        "make_spec",
+        "open_run",
+        "run_benchmark",
+        "select_questions",
+    ),
+    "store": ("RunInUse", "RunStore", "recognize_run_file", "scores_by_question"),
 }
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = __dir__()

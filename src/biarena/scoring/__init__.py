@@ -9,28 +9,17 @@ first used: importing the package loads no scorer.
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "SCORERS": "registry",
-    "get_scorer": "registry",
-    "default_scorers": "registry",
-    "lazy": "registry",
-    "ScoreInfo": "score_info",
-    "Scorer": "scorer",
-    "ScoreResult": "scorer",
-    "make_score": "scorer",
-    "ScorerContext": "context",
-    "ScoringContext": "scoring_context",
-    "ScoringBudget": "budget",
-    "Tolerance": "tolerance",
-    "LoadedRubric": "rubric",
-    "JudgeReplyError": "context",
-    "ScoreInfos": "infos",
-    "registered_infos": "infos",
-    "scorer_infos": "infos",
-    "ScorerSetup": "setup",
-    "setup_scorers": "setup",
-    "ScoreProgress": "loop",
-    "ScoreSummary": "loop",
-    "score_run": "loop",
+    "registry": ("SCORERS", "get_scorer", "default_scorers", "lazy"),
+    "score_info": "ScoreInfo",
+    "scorer": ("Scorer", "ScoreResult", "make_score"),
+    "context": ("ScorerContext", "JudgeReplyError"),
+    "scoring_context": "ScoringContext",
+    "budget": "ScoringBudget",
+    "tolerance": "Tolerance",
+    "rubric": "LoadedRubric",
+    "infos": ("ScoreInfos", "registered_infos", "scorer_infos"),
+    "setup": ("ScorerSetup", "setup_scorers"),
+    "loop": ("ScoreProgress", "ScoreSummary", "score_run"),
 }
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = __dir__()

@@ -6,24 +6,12 @@ Each name is imported from its module when first used, so a command that needs o
 from biarena.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "Agreement": "agreement",
-    "agreed_subset_accuracy": "agreement",
-    "agreement": "agreement",
-    "kappa": "agreement",
-    "KappaInterval": "agreement",
-    "kappa_interval": "agreement",
-    "Anova": "anova",
-    "anova_by_group": "anova",
-    "Interval": "bootstrap",
-    "PairedDifference": "bootstrap",
-    "mean_interval": "bootstrap",
-    "paired_bootstrap": "bootstrap",
-    "BradleyTerry": "bradley_terry",
-    "fit_bradley_terry": "bradley_terry",
-    "Hotelling": "hotelling",
-    "hotelling_paired": "hotelling",
-    "Simulation": "simulation",
-    "simulate_votes": "simulation",
+    "agreement": ("Agreement", "agreed_subset_accuracy", "agreement", "kappa", "KappaInterval", "kappa_interval"),
+    "anova": ("Anova", "anova_by_group"),
+    "bootstrap": ("Interval", "PairedDifference", "mean_interval", "paired_bootstrap"),
+    "bradley_terry": ("BradleyTerry", "fit_bradley_terry"),
+    "hotelling": ("Hotelling", "hotelling_paired"),
+    "simulation": ("Simulation", "simulate_votes"),
 }
-__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = __dir__()

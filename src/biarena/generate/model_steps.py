@@ -1,5 +1,8 @@
-"""model_steps: one journaled model step of a generation pipeline, and the JSON schema its reply is held to."""
+"""model_steps: one journaled model step of a generation pipeline, the JSON schema its reply is held to, and the
+pipeline that asks such steps and counts what each one kept and dropped."""
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from biarena.generate.workdir import CallBudget, WorkDir
@@ -43,3 +46,57 @@ def ask_step(
     except ModelError as error:
         return {"error": str(error)}
     return work.put(key, value)
+
+
+Say = Callable[[str], None]
+
+
+@dataclass
+class StepCount:
+    """What one step did: questions it received, kept, dropped (by reason) and corrected."""
+
+    received: int = 0
+    kept: int = 0
+    dropped: int = 0
+    corrected: int = 0
+    invalid_replies: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def drop(self, reason: str) -> None:
+        """Count a dropped question under a short reason."""
+        self.dropped += 1
+        self.reasons[reason] = self.reasons.get(reason, 0) + 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """The counts for pipeline.json."""
+        data: dict[str, Any] = {"in": self.received, "kept": self.kept, "dropped": self.dropped}
+        data["corrected"] = self.corrected
+        if self.invalid_replies:
+            data["invalid_replies"] = self.invalid_replies
+        if self.reasons:
+            data["dropped_by_reason"] = dict(sorted(self.reasons.items()))
+        return data
+
+
+class StepPipeline:
+    """A pipeline of journaled model steps: its work directory, its model, the call budget of every model it asks,
+    a count per step and where its progress messages go."""
+
+    def __init__(
+        self, work: WorkDir, model: Model, budget: CallBudget, steps: tuple[str, ...], say: Say | None
+    ) -> None:
+        self.work = work
+        self.model = model
+        self.budget = budget
+        self.say = say or (lambda _message: None)
+        self.counts = {step: StepCount() for step in steps}
+
+    def ask(self, key: str, model: Model, system: str, prompt: str, schema: dict, max_tokens: int) -> dict[str, Any]:
+        """One journaled model step: its parsed reply, or {"error": ...} when the reply stayed invalid."""
+        return ask_step(
+            self.work, self.budget, key, model, system=system, prompt=prompt, schema=schema, max_tokens=max_tokens
+        )
+
+    def step_counts(self) -> dict[str, dict[str, Any]]:
+        """Each step's counts for pipeline.json, in the steps' order."""
+        return {step: count.as_dict() for step, count in self.counts.items()}

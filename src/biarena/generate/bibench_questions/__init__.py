@@ -14,10 +14,10 @@ from biarena.generate.bibench_questions.pipeline import (
     GenerationResult,
     PipelineDraft,
     QuestionPipeline,
-    Say,
     normalized,
 )
 from biarena.generate.database_location import DatabaseLocation
+from biarena.generate.model_steps import Say
 from biarena.generate.workdir import WorkDir, file_sha256
 from biarena.llm import Model
 from biarena.records import Benchmark, Question

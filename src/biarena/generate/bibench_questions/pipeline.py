@@ -3,14 +3,13 @@
 import difflib
 import hashlib
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from biarena.db import Database, describe_schema
 from biarena.generate.bibench_questions.categories import CATEGORIES
 from biarena.generate.bibench_questions.identifiers import named_identifier
-from biarena.generate.model_steps import STRING, STRINGS, ask_step, object_schema
+from biarena.generate.model_steps import STRING, STRINGS, Say, StepPipeline, object_schema
 from biarena.generate.prompt_files import prompts_hash, render
 from biarena.generate.workdir import BudgetExhausted, CallBudget, WorkDir
 from biarena.llm import Model
@@ -83,33 +82,6 @@ def text_key(text: str) -> str:
 
 
 @dataclass
-class StepCount:
-    """What one step did: questions it received, kept, dropped (by reason) and corrected."""
-
-    received: int = 0
-    kept: int = 0
-    dropped: int = 0
-    corrected: int = 0
-    invalid_replies: int = 0
-    reasons: dict[str, int] = field(default_factory=dict)
-
-    def drop(self, reason: str) -> None:
-        """Count a dropped question under a short reason."""
-        self.dropped += 1
-        self.reasons[reason] = self.reasons.get(reason, 0) + 1
-
-    def as_dict(self) -> dict[str, Any]:
-        """The counts for pipeline.json."""
-        data: dict[str, Any] = {"in": self.received, "kept": self.kept, "dropped": self.dropped}
-        data["corrected"] = self.corrected
-        if self.invalid_replies:
-            data["invalid_replies"] = self.invalid_replies
-        if self.reasons:
-            data["dropped_by_reason"] = dict(sorted(self.reasons.items()))
-        return data
-
-
-@dataclass
 class PipelineDraft:
     """One generated question on its way through the steps, with everything the checks said about it."""
 
@@ -146,10 +118,7 @@ class GenerationResult:
     stopped: str | None = None
 
 
-Say = Callable[[str], None]
-
-
-class QuestionPipeline:
+class QuestionPipeline(StepPipeline):
     """Runs BI-Bench's steps for one database; each finished step is journaled in the work directory."""
 
     def __init__(
@@ -164,17 +133,13 @@ class QuestionPipeline:
         max_calls: int | None = None,
         say: Say | None = None,
     ) -> None:
+        super().__init__(work, model, CallBudget([model, checker], max_calls), STEPS, say)
         self.db = db
         self.database = database
-        self.work = work
-        self.model = model
         self.checker = checker
-        self.say = say or (lambda _message: None)
-        self.budget = CallBudget([model, checker], max_calls)
         self.tables = db.tables()
         self.columns = {t: db.sample_rows(t, 1).columns for t in self.tables}
         self.system = render(PACKAGE, "system", schema=describe_schema(db, sample_rows=sample_rows))
-        self.counts = {step: StepCount() for step in STEPS}
         self.warnings: list[str] = []
         if model.spec == checker.spec:
             self.warnings.append(
@@ -182,15 +147,9 @@ class QuestionPipeline:
                 "checked by a different model"
             )
 
-    def _ask(self, key: str, model: Model, prompt: str, schema: dict, max_tokens: int) -> dict[str, Any]:
-        """One journaled model step: its parsed reply, or {"error": ...} when the reply stayed invalid."""
-        return ask_step(
-            self.work, self.budget, key, model, system=self.system, prompt=prompt, schema=schema, max_tokens=max_tokens
-        )
-
     def domain(self) -> str | None:
         """The database's business domain, as the model names it (None when its reply is unusable)."""
-        answer = self._ask(f"domain/{self.database}", self.model, render(PACKAGE, "domain"), _DOMAIN, 40)
+        answer = self.ask(f"domain/{self.database}", self.model, self.system, render(PACKAGE, "domain"), _DOMAIN, 40)
         text = " ".join(str((answer.get("reply") or {}).get("domain", "")).split())[:60]
         return text or None
 
@@ -225,7 +184,7 @@ class QuestionPipeline:
         questions = [self._question(d, domain) for d in drafts if d.status == "kept"]
         duplicates = self.counts["distinct"].reasons.get("duplicate", 0)
         pipeline = {
-            "steps": {step: self.counts[step].as_dict() for step in STEPS},
+            "steps": self.step_counts(),
             "cells": per_cell_counts,
             "generated": len(drafts),
             "kept": len(questions),
@@ -250,7 +209,7 @@ class QuestionPipeline:
             avoid=avoid,
         )
         key = f"generate/{category}/{complexity}/{count}/{text_key(' | '.join(avoid))}"
-        answer = self._ask(key, self.model, prompt, _GENERATE, 150 * count + 100)
+        answer = self.ask(key, self.model, self.system, prompt, _GENERATE, 150 * count + 100)
         step = self.counts["generation"]
         step.received += count
         if "error" in answer:
@@ -298,7 +257,8 @@ class QuestionPipeline:
 
     def _answerability(self, draft: PipelineDraft, _seen: dict[str, str]) -> str | None:
         prompt = render(PACKAGE, "answerability", question=draft.text)
-        answer = self._ask(f"answerability/{text_key(draft.text)}", self.checker, prompt, _ANSWERABILITY, 300)
+        key = f"answerability/{text_key(draft.text)}"
+        answer = self.ask(key, self.checker, self.system, prompt, _ANSWERABILITY, 300)
         if "error" in answer:
             self.counts["answerability"].invalid_replies += 1
             draft.checks["answerability"] = {"error": answer["error"]}
@@ -331,7 +291,7 @@ class QuestionPipeline:
 
     def _table_identification(self, draft: PipelineDraft, _seen: dict[str, str]) -> str | None:
         prompt = render(PACKAGE, "tables", question=draft.text)
-        answer = self._ask(f"tables/{text_key(draft.text)}", self.model, prompt, _TABLES, 150)
+        answer = self.ask(f"tables/{text_key(draft.text)}", self.model, self.system, prompt, _TABLES, 150)
         if "error" in answer:
             self.counts["table_identification"].invalid_replies += 1
             draft.checks["tables_identified"] = {"tables": [], "error": answer["error"]}
@@ -344,7 +304,7 @@ class QuestionPipeline:
         identified = draft.checks["tables_identified"]["tables"]
         prompt = render(PACKAGE, "completeness", question=draft.text, tables=", ".join(identified) or "(none)")
         key = f"completeness/{text_key(draft.text)}/{text_key(','.join(identified))}"
-        answer = self._ask(key, self.checker, prompt, _COMPLETENESS, 300)
+        answer = self.ask(key, self.checker, self.system, prompt, _COMPLETENESS, 300)
         if "error" in answer:
             self.counts["table_completeness"].invalid_replies += 1
             verified, explanation, unknown = identified, None, []

@@ -17,7 +17,7 @@ from typing import Any
 
 from biarena.benchmarks.paths import safe_file_name
 from biarena.db import describe_schema, open_database
-from biarena.generate.bibench_questions.pipeline import Say, StepCount, text_key
+from biarena.generate.bibench_questions.pipeline import text_key
 from biarena.generate.cca.staging import stage_as_sqlite
 from biarena.generate.cca.synthetic import (
     BASES,
@@ -32,7 +32,7 @@ from biarena.generate.cca.synthetic import (
     parse_inserts,
     table_columns,
 )
-from biarena.generate.model_steps import STRING, STRINGS, ask_step, object_schema
+from biarena.generate.model_steps import STRING, STRINGS, Say, StepPipeline, object_schema
 from biarena.generate.prompt_files import prompts_hash, render
 from biarena.generate.workdir import BudgetExhausted, CallBudget, WorkDir, file_sha256
 from biarena.llm import Model
@@ -121,7 +121,7 @@ def _questions_sha256(questions: list[Question]) -> str:
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
 
 
-class AnswerPipeline:
+class AnswerPipeline(StepPipeline):
     """Conjecture, construct, execute and conclude for each question of a benchmark, journaled in `work`."""
 
     def __init__(
@@ -130,21 +130,17 @@ class AnswerPipeline:
         work: WorkDir,
         *,
         model: Model,
-        base: str = "schema",
-        sample_rows: int = 2,
-        max_calls: int | None = None,
-        say: Say | None = None,
+        base: str,
+        sample_rows: int,
+        max_calls: int | None,
+        say: Say | None,
     ) -> None:
         if base not in BASES:
             raise ValueError(f"base must be one of {', '.join(BASES)}")
+        super().__init__(work, model, CallBudget([model], max_calls), STEPS, say)
         self.benchmark = benchmark
-        self.work = work
-        self.model = model
         self.base = base
         self.sample_rows = sample_rows
-        self.say = say or (lambda _message: None)
-        self.budget = CallBudget([model], max_calls)
-        self.counts = {step: StepCount() for step in STEPS}
         self._schemas: dict[str, tuple[str, dict[str, list[str]], dict[str, Any]]] = {}
         self.taken: set[str] = set()
         self._staged: dict[str, Path] = {}
@@ -175,11 +171,6 @@ class AnswerPipeline:
             self._schemas[name] = (render(PACKAGE, "system", schema=schema), table_columns(source), maxima)
         return self._schemas[name]
 
-    def _ask(self, key: str, system: str, prompt: str, schema: dict, max_tokens: int) -> dict[str, Any]:
-        return ask_step(
-            self.work, self.budget, key, self.model, system=system, prompt=prompt, schema=schema, max_tokens=max_tokens
-        )
-
     def run(self, questions: list[Question]) -> AnswerResult:
         """Annotate each question; a question that fails a step is dropped with the reason, the others go on."""
         kept: list[Question] = []
@@ -205,7 +196,7 @@ class AnswerPipeline:
                 records.pop()
         labels = {label: sum(1 for q in kept if f"dbqa:{label}" in q.labels) for label in LABELS}
         pipeline = {
-            "steps": {step: self.counts[step].as_dict() for step in STEPS},
+            "steps": self.step_counts(),
             "questions": len(records),
             "kept": len(kept),
             "labels": labels,
@@ -262,7 +253,7 @@ class AnswerPipeline:
     def _conjecture(self, case: _Case) -> str | None:
         """Conjecture: the model's answer from the schema alone."""
         prompt = render(PACKAGE, "conjecture", question=case.question.text)
-        answer = self._ask(f"conjecture/{case.key}", case.system, prompt, _CONJECTURE, 300)
+        answer = self.ask(f"conjecture/{case.key}", self.model, case.system, prompt, _CONJECTURE, 300)
         reply = self._reply("conjecture", case.record, answer, "no usable conjecture")
         if reply is None:
             return None
@@ -285,7 +276,7 @@ class AnswerPipeline:
             maxima=", ".join(f"{k} = {v}" for k, v in maxima.items()),
             max_rows=MAX_ROWS,
         )
-        answer = self._ask(f"construct/{case.key}", case.system, prompt, _CONSTRUCT, 1500)
+        answer = self.ask(f"construct/{case.key}", self.model, case.system, prompt, _CONSTRUCT, 1500)
         reply = self._reply("construct", case.record, answer, "no usable statements")
         if reply is None:
             return None
@@ -320,7 +311,7 @@ class AnswerPipeline:
         self.counts["conclude"].received += 1
         text = case.question.text
         prompt = render(PACKAGE, "conclude", question=text, conjecture=conjecture, base=self.base, rows=rows_text(rows))
-        answer = self._ask(f"conclude/{case.key}", case.system, prompt, _CONCLUDE, 600)
+        answer = self.ask(f"conclude/{case.key}", self.model, case.system, prompt, _CONCLUDE, 600)
         reply = self._reply("conclude", case.record, answer, "no usable conclusion")
         if reply is None:
             return None

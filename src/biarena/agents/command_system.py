@@ -20,7 +20,6 @@ from biarena.agents.external import (
     ServiceSystem,
     SystemFailed,
     SystemTimeout,
-    parse_reply,
     said_text,
 )
 from biarena.errors import UsageError
@@ -48,11 +47,12 @@ class CommandSystem(ServiceSystem):
     """Runs a user's command with the question as JSON on stdin; reads JSON from stdout, within limits."""
 
     name = "command"
+    target_option = "command"
     Options = CommandOptions
     options: CommandOptions
 
     def __init__(self, options: CommandOptions | None = None, **values: Any) -> None:
-        super().__init__(options, values)
+        super().__init__(options, **values)
         self.argv = shlex.split(self.options.command)
         program = self.argv[0]
         found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
@@ -61,9 +61,8 @@ class CommandSystem(ServiceSystem):
                 f"agent 'command': option command: '{program}' is not a program that can be run "
                 "(not found or not executable)"
             )
-        self.target = self.options.command
 
-    def call(self, payload: dict[str, Any]) -> Any:
+    def exchange(self, payload: dict[str, Any]) -> bytearray:
         """One process (and its children) per question; killed at the deadline or when its output is too large."""
         process = subprocess.Popen(
             self.argv,
@@ -73,16 +72,15 @@ class CommandSystem(ServiceSystem):
             start_new_session=hasattr(os, "killpg"),
         )
         stdout, stderr = bytearray(), bytearray()
-        too_large = threading.Event()
+        too_large: list[ReplyTooLarge] = []
 
         def read_stdout() -> None:
             assert process.stdout is not None
-            while chunk := process.stdout.read1(READ_CHUNK):
-                stdout.extend(chunk)
-                if len(stdout) > self.max_reply_bytes:
-                    too_large.set()
-                    _kill(process)
-                    return
+            try:
+                self.read_reply(process.stdout.read1, stdout, "the output")
+            except ReplyTooLarge as error:
+                too_large.append(error)
+                _kill(process)
 
         def read_stderr() -> None:
             assert process.stderr is not None
@@ -116,14 +114,14 @@ class CommandSystem(ServiceSystem):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        if too_large.is_set():
-            raise ReplyTooLarge(f"the output is over max_reply_bytes ({self.max_reply_bytes:,} bytes)")
+        if too_large:
+            raise too_large[0]
         if timed_out:
             raise SystemTimeout(f"no reply within {self.timeout:g} s (system_timeout); the command was stopped")
         if process.returncode != 0:
             detail = said_text(stderr, _STDERR_KEPT).strip()[-300:]
             raise SystemFailed(f"exit code {process.returncode}: {detail}")
-        return parse_reply(stdout)
+        return stdout
 
 
 def _kill(process: subprocess.Popen) -> None:

@@ -170,18 +170,22 @@ class ExternalSystem:
 
     name = "external"
     target = ""
+    target_option = ""
+    """The option that says where the system is (shown as its target)."""
     max_reply_queries = DEFAULT_MAX_REPLY_QUERIES
     timeout: float | None = None
     Options: type[ExternalOptions] = ExternalOptions
     options: ExternalOptions
 
-    def __init__(self, options: ExternalOptions | None, values: dict[str, Any]) -> None:
+    def __init__(self, options: ExternalOptions | None = None, **values: Any) -> None:
         remember_environment_keys(KEY_VARIABLES)
         self._live: dict[int, Callable[[], None]] = {}
         self._live_lock = threading.Lock()
         self._cancelled = False
         self.options = self.Options.resolve(options, values, f"agent '{self.name}'")
         self.max_reply_queries = self.options.max_reply_queries
+        if self.target_option:
+            self.target = getattr(self.options, self.target_option)
 
     def cancel(self) -> None:
         """Stop every call in flight and refuse new ones (an interrupted run): commands killed, connections cut."""
@@ -284,21 +288,45 @@ class ServiceSystem(ExternalSystem):
     timeout: float
     max_reply_bytes: int
 
-    def __init__(self, options: ServiceOptions | None, values: dict[str, Any]) -> None:
-        super().__init__(options, values)
+    def __init__(self, options: ServiceOptions | None = None, **values: Any) -> None:
+        super().__init__(options, **values)
         self.timeout, self.max_reply_bytes = self.options.system_timeout, self.options.max_reply_bytes
+
+    def call(self, payload: dict[str, Any]) -> Any:
+        """The JSON value of the system's reply to one question."""
+        return parse_reply(self.exchange(payload))
+
+    def exchange(self, payload: dict[str, Any]) -> bytearray:
+        """Send the question to the system and wait for its reply, within the deadline and the size limit."""
+        raise NotImplementedError
+
+    def read_reply(
+        self, read1: Callable[[int], bytes], into: bytearray, what: str, before_chunk: Callable[[], None] | None = None
+    ) -> None:
+        """Read a reply `into` a buffer chunk by chunk to its end (calling `before_chunk` before each read);
+        ReplyTooLarge, naming the reply as `what`, once it is over max_reply_bytes."""
+        while True:
+            if before_chunk is not None:
+                before_chunk()
+            chunk = read1(READ_CHUNK)
+            if not chunk:
+                return
+            into += chunk
+            if len(into) > self.max_reply_bytes:
+                raise ReplyTooLarge(f"{what} is over max_reply_bytes ({self.max_reply_bytes:,} bytes)")
 
 
 class PythonSystem(ExternalSystem):
     """Calls `module:function(payload) -> dict`."""
 
     name = "python"
+    target_option = "function"
     Options = PythonOptions
     options: PythonOptions
 
     def __init__(self, options: PythonOptions | None = None, **values: Any) -> None:
-        super().__init__(options, values)
-        function = self.target = self.options.function
+        super().__init__(options, **values)
+        function = self.target
         module, _, name = function.partition(":")
         try:
             self.function: Callable[[dict], Any] = getattr(importlib.import_module(module), name)

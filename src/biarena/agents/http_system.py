@@ -12,16 +12,7 @@ from urllib.parse import urlsplit
 
 from pydantic import field_validator
 
-from biarena.agents.external import (
-    READ_CHUNK,
-    ReplyTooLarge,
-    ServiceOptions,
-    ServiceSystem,
-    SystemFailed,
-    SystemTimeout,
-    parse_reply,
-    said_text,
-)
+from biarena.agents.external import ReplyTooLarge, ServiceOptions, ServiceSystem, SystemFailed, SystemTimeout, said_text
 
 
 class HttpOptions(ServiceOptions):
@@ -47,14 +38,11 @@ class HttpSystem(ServiceSystem):
     """POSTs the question as JSON to a URL and reads a JSON answer, within a total deadline and a size limit."""
 
     name = "http"
+    target_option = "url"
     Options = HttpOptions
     options: HttpOptions
 
-    def __init__(self, options: HttpOptions | None = None, **values: Any) -> None:
-        super().__init__(options, values)
-        self.target = self.options.url
-
-    def call(self, payload: dict[str, Any]) -> Any:
+    def exchange(self, payload: dict[str, Any]) -> bytearray:
         """One POST; the connection is cut at the deadline however slowly the server sends."""
         parts = urlsplit(self.target)
         deadline = time.monotonic() + self.timeout
@@ -65,7 +53,7 @@ class HttpSystem(ServiceSystem):
         cut.start()
         try:
             with self._in_flight(lambda: _shut(connection)):
-                body, response = self._exchange(connection, parts.path, parts.query, payload, deadline)
+                body, response = self._post(connection, parts.path, parts.query, payload, deadline)
         except (OSError, http.client.HTTPException) as error:
             if isinstance(error, TimeoutError) or time.monotonic() >= deadline:
                 raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)") from None
@@ -78,9 +66,9 @@ class HttpSystem(ServiceSystem):
         if not 200 <= response.status < 300:
             preview = said_text(body)[:300]
             raise SystemFailed(f"HTTP {response.status} {response.reason}: {preview}")
-        return parse_reply(body)
+        return body
 
-    def _exchange(
+    def _post(
         self, connection: http.client.HTTPConnection, path: str, query: str, payload: dict[str, Any], deadline: float
     ) -> tuple[bytearray, http.client.HTTPResponse]:
         """Send the request and read the reply within the deadline and the size limit."""
@@ -93,19 +81,16 @@ class HttpSystem(ServiceSystem):
             raise ReplyTooLarge(
                 f"the reply is {int(declared):,} bytes, over max_reply_bytes ({self.max_reply_bytes:,} bytes)"
             )
-        body = bytearray()
-        while True:
+
+        def wait_at_most_the_time_left() -> None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise SystemTimeout(f"no complete reply within {self.timeout:g} s (system_timeout)")
             if connection.sock is not None:
                 connection.sock.settimeout(remaining)
-            chunk = response.read1(READ_CHUNK)
-            if not chunk:
-                break
-            body += chunk
-            if len(body) > self.max_reply_bytes:
-                raise ReplyTooLarge(f"the reply is over max_reply_bytes ({self.max_reply_bytes:,} bytes)")
+
+        body = bytearray()
+        self.read_reply(response.read1, body, "the reply", wait_at_most_the_time_left)
         return body, response
 
 

@@ -13,7 +13,9 @@ from biarena.db import DatabasePool
 from biarena.judges import Judgement, JudgeScorer, ScorerContext
 from biarena.judges.analyst import reference_parts
 from biarena.judges.baselines import BASELINES, overlap
-from biarena.judges.check import build_pairs, check_judge, wilson
+from biarena.judges.check import check_judge
+from biarena.judges.check_figures import wilson
+from biarena.judges.check_pairs import build_pairs
 from biarena.judges.degrade import DEGRADATIONS, numbers_changed
 from biarena.judges.rubric import load_builtin_rubric
 from biarena.metrics import ScoringContext

@@ -15,118 +15,32 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from scipy.stats import binomtest
-
 from biarena.agents import AgentEnv
 from biarena.errors import UsageError
-from biarena.judges.analyst import draft_answer, gather, reference_parts
 from biarena.judges.base import Judgement, JudgeReplyError, JudgeScorer, ScorerContext
 from biarena.judges.baselines import BASELINES
-from biarena.judges.degrade import DEGRADATIONS, cause_of, degrade, other_cause
-from biarena.judges.insight_truth import target_words
+from biarena.judges.check_figures import (
+    Consistency,
+    DegradationFigures,
+    Margin,
+    PairResult,
+    Rate,
+    degradations,
+    figures,
+    margin,
+    outcome,
+    wilson,
+)
+from biarena.judges.check_pairs import Pair, build_pairs, corgi_type_label
 from biarena.judges.insightbench_pairs import insightbench_pairs, is_insightbench
 from biarena.judges.pairwise import PairwiseJudge
 from biarena.judges.rubric import LoadedRubric, load_builtin_rubric
 from biarena.llm import Model, ModelError
-from biarena.records import Answer, Question, Step, SystemSpec
+from biarena.records import Answer, Question, Step
 from biarena.scoring.scoring_context import ScoringContext
-from biarena.stats.bootstrap import paired_bootstrap
 
-TYPES = ("corgi:type2", "corgi:type3", "corgi:type4")
-"""Question types whose references carry a simulator-known truth."""
-PER_QUESTION = 2
-"""Degraded copies made of each good answer (so each pair stays informative and good answers are reused)."""
 CONSISTENCY_SEED = 1000
 """Offset of the seed of a good answer's second judgement."""
-CONFIDENCE = 0.95
-
-
-@dataclass(frozen=True)
-class Pair:
-    """A good answer and one degraded copy of it, to one question."""
-
-    question: Question
-    degradation: str
-    good: Answer
-    degraded: Answer
-
-
-@dataclass
-class PairResult:
-    """How the judge scored one pair."""
-
-    question_id: str
-    question_type: str
-    degradation: str
-    score: str | None
-    """The score compared."""
-    good: float | None
-    degraded: float | None
-    outcome: str
-    """`higher` (the good answer scored higher), `tie`, `lower`, or `failed` (a judgement could not be made)."""
-    failure: str | None = None
-    baselines: dict[str, str] = field(default_factory=dict)
-    """Each trivial rule's outcome on the pair, in the same terms (`higher`: it preferred the good answer)."""
-    question: str = ""
-    reference: str = ""
-    good_text: str = ""
-    degraded_text: str = ""
-    plan: str = ""
-    good_steps: list[dict[str, Any]] = field(default_factory=list)
-    """The good answer's SQL steps with their results (sql, columns, preview, row_count, error)."""
-    degraded_steps: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class Rate:
-    """A share with its 95% Wilson interval."""
-
-    successes: int
-    trials: int
-    rate: float | None
-    low: float | None
-    high: float | None
-
-
-@dataclass
-class Margin:
-    """The judge's share of pairs won minus the best trivial rule's, on the pairs the judge decided, with a 95%
-    paired bootstrap interval (pairs resampled with replacement)."""
-
-    baseline: str | None
-    """The trivial rule that won most pairs."""
-    value: float | None
-    low: float | None
-    high: float | None
-    pairs: int
-
-
-@dataclass
-class DegradationFigures:
-    """How often the good answer beat one kind of degraded copy."""
-
-    degradation: str
-    pairs: int
-    higher: int
-    ties: int
-    lower: int
-    failed: int
-    good_higher: Rate
-    """Pairs the good answer won, over the pairs judged (failed ones left out)."""
-    baselines: dict[str, Rate] = field(default_factory=dict)
-    """Pairs each trivial rule gave the good answer, over all pairs (ties are not wins)."""
-    margin: Margin | None = None
-
-
-@dataclass
-class Consistency:
-    """The same good answer judged twice (another seed, the judge's temperature)."""
-
-    answers: int
-    same: int
-    failed: int
-    agreement: Rate
-    mean_abs_difference: float | None
 
 
 @dataclass
@@ -161,157 +75,10 @@ class CheckReport:
         return asdict(self)
 
 
-def wilson(successes: int, trials: int) -> Rate:
-    """A share with its 95% Wilson score interval (scipy); no rate without trials."""
-    if trials == 0:
-        return Rate(successes, trials, None, None, None)
-    interval = binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
-    return Rate(successes, trials, successes / trials, float(interval.low), float(interval.high))
-
-
-def corgi_type_label(question: Question) -> str:
-    """The corgi type label of a question (an InsightBench question's insight type)."""
-    found = next((label for label in question.labels if label in TYPES), None)
-    return found or next((label for label in question.labels if label.startswith("insightbench:")), "other")
-
-
-def candidates(questions: list[Question], judge: JudgeScorer) -> list[Question]:
-    """Questions with a simulator-known truth that the judge applies to."""
-    return [
-        q
-        for q in questions
-        if q.reference_answer
-        and corgi_type_label(q) != "other"
-        and reference_parts(q.reference_answer)[0]
-        and judge.applies(q)
-    ]
-
-
-def _answer(question: Question, text: str, plan: str, steps: list[Step]) -> Answer:
-    return Answer(
-        question_id=question.id,
-        system=SystemSpec(agent="judge-check"),
-        plan=plan,
-        steps=steps,
-        final_sql=steps[-1].sql if steps else None,
-        text=text,
-    )
-
-
-def build_pairs(questions: list[Question], judge: JudgeScorer, env: AgentEnv, count: int, seed: int) -> list[Pair]:
-    """`count` pairs over the question types in turn, each good answer with up to two kinds of degraded copy,
-    spreading the pairs evenly over the degradations."""
-    pool = candidates(questions, judge)
-    if not pool:
-        raise UsageError(
-            "no question with a simulator-known truth that this judge applies to (corgi-synth types 2-4 have them)"
-        )
-    rng = random.Random(seed)
-    by_type: dict[str, list[Question]] = {}
-    for q in pool:
-        by_type.setdefault(corgi_type_label(q), []).append(q)
-    for items in by_type.values():
-        rng.shuffle(items)
-    order: list[Question] = []
-    while any(by_type.values()):
-        for kind in TYPES:
-            if by_type.get(kind):
-                order.append(by_type[kind].pop())
-    causes: dict[str, list[str]] = {}
-    for q in pool:
-        cause = cause_of(reference_parts(q.reference_answer or "")[0])
-        if cause:
-            causes.setdefault(q.database, []).append(cause)
-    made: dict[str, int] = dict.fromkeys(DEGRADATIONS, 0)
-    pairs: list[Pair] = []
-    for question in order:
-        if len(pairs) >= count:
-            break
-        evidence = gather(question, env)
-        if evidence is None:
-            continue
-        claim = reference_parts(question.reference_answer or "")[0]
-        other = other_cause(claim, causes.get(question.database, []), random.Random(f"{seed}/{question.id}/cause"))
-        target = target_words(question) if corgi_type_label(question) == "corgi:type4" else None
-        draft = draft_answer(question, evidence, cause=cause_of(claim), other_cause=other, target=target)
-        copies: list[tuple[str, str, list[Step]]] = []
-        for name in sorted(DEGRADATIONS, key=lambda d: (made[d], DEGRADATIONS.index(d))):
-            worse = degrade(
-                name,
-                draft,
-                evidence,
-                random.Random(f"{seed}/{question.id}/{name}"),
-                recommendational=corgi_type_label(question) == "corgi:type4",
-                wrong=lambda q=question: gather(q, env, year=True),
-                target=target,
-            )
-            if worse is not None:
-                copies.append((name, *worse))
-            if len(copies) == min(PER_QUESTION, count - len(pairs)):
-                break
-        if not copies:
-            continue
-        good = _answer(question, draft.text, draft.plan, evidence.steps)
-        for name, text, steps in copies:
-            made[name] += 1
-            pairs.append(Pair(question, name, good, _answer(question, text, draft.plan, steps)))
-    return pairs
-
-
 def _score_name(judge: JudgeScorer, judgement: Judgement, wanted: str | None) -> str | None:
     if wanted is not None:
         return wanted
     return next((name for name in judge.produces if judgement.scores.get(name) is not None), None)
-
-
-def _outcome(good: float | None, worse: float | None) -> str:
-    if good is None or worse is None:
-        return "failed"
-    return "higher" if good > worse else ("tie" if good == worse else "lower")
-
-
-def margin(results: list[PairResult], seed: int = 0) -> Margin:
-    """The judge's win share minus the best trivial rule's on the pairs it decided, with a paired bootstrap
-    interval."""
-    rules = list(dict.fromkeys(name for r in results for name in r.baselines))
-    if not rules:
-        return Margin(None, None, None, None, 0)
-    best = max(rules, key=lambda name: sum(r.baselines.get(name) == "higher" for r in results))
-    judged = [r for r in results if r.outcome != "failed"]
-    if not judged:
-        return Margin(best, None, None, None, 0)
-    mine = [float(r.outcome == "higher") for r in judged]
-    theirs = [float(r.baselines.get(best) == "higher") for r in judged]
-    if len(judged) < 2:
-        value = mine[0] - theirs[0]
-        return Margin(best, value, None, None, 1)
-    found = paired_bootstrap(mine, theirs, resamples=2000, seed=seed)
-    return Margin(best, found.difference, found.low, found.high, found.n)
-
-
-def _degradations(results: list[PairResult]) -> list[str]:
-    """The degradations the pairs have, corgi-synth's in their order, then others (InsightBench's) as they come."""
-    names = dict.fromkeys(r.degradation for r in results)
-    return sorted(names, key=lambda n: DEGRADATIONS.index(n) if n in DEGRADATIONS else len(DEGRADATIONS))
-
-
-def _figures(name: str, results: list[PairResult]) -> DegradationFigures:
-    count = {k: sum(r.outcome == k for r in results) for k in ("higher", "tie", "lower", "failed")}
-    judged = count["higher"] + count["tie"] + count["lower"]
-    rules = list(dict.fromkeys(rule for r in results for rule in r.baselines))
-    return DegradationFigures(
-        degradation=name,
-        pairs=len(results),
-        higher=count["higher"],
-        ties=count["tie"],
-        lower=count["lower"],
-        failed=count["failed"],
-        good_higher=wilson(count["higher"], judged),
-        baselines={
-            rule: wilson(sum(r.baselines.get(rule) == "higher" for r in results), len(results)) for rule in rules
-        },
-        margin=margin(results),
-    )
 
 
 def _texts(pair: Pair) -> dict[str, Any]:
@@ -360,6 +127,66 @@ def _safe_judge(judge: JudgeScorer, question: Question, answer: Answer, context:
         return Judgement(scores=dict.fromkeys(judge.produces), failed=str(error))
 
 
+def _pair_result(
+    pair: Pair,
+    index: int,
+    seed: int,
+    score: str | None,
+    good: float | None,
+    worse: float | None,
+    verdict: str,
+    failure: str | None,
+) -> PairResult:
+    """One judged pair as the report keeps it, with the trivial rules' outcomes on it."""
+    return PairResult(
+        question_id=pair.question.id,
+        question_type=corgi_type_label(pair.question),
+        degradation=pair.degradation,
+        score=score,
+        good=good,
+        degraded=worse,
+        outcome=verdict,
+        failure=failure,
+        baselines=_baselines(pair, seed, index),
+        **_texts(pair),
+    )
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What every report of one check shares: the judge, its context, the benchmark's name and the model's usage
+    when the check began."""
+
+    judge: "JudgeScorer | PairwiseJudge"
+    base: ScorerContext
+    benchmark: str
+    before: Any
+
+
+def _report(setting: _Setting, results: list[PairResult], **figures_of_kind: Any) -> CheckReport:
+    """The report of the judged pairs `results`; `figures_of_kind` gives the figures that differ by kind of judge
+    (rubric_hash, questions, consistency, position_bias, judgements)."""
+    model = setting.base.model
+    after = model.usage.snapshot() if model else None
+    before = setting.before
+    return CheckReport(
+        judge=setting.judge.name,
+        judge_version=setting.judge.version,
+        model=model.spec if model else None,
+        benchmark=setting.benchmark,
+        seed=setting.base.seed,
+        temperature=setting.base.temperature,
+        degradations=[figures(name, [r for r in results if r.degradation == name]) for name in degradations(results)],
+        overall=figures("all", results),
+        margin=margin(results, setting.base.seed),
+        model_calls=after.calls - before.calls if after and before else 0,
+        prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
+        completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,
+        pairs=results,
+        **figures_of_kind,
+    )
+
+
 def check_judge(
     judge: "JudgeScorer | PairwiseJudge",
     scoring: ScoringContext,
@@ -390,19 +217,31 @@ def check_judge(
         temperature=temperature,
         seed=seed,
     )
-    env = AgentEnv(benchmark=scoring.benchmark, databases=scoring.databases)
     questions = scoring.benchmark.questions
     if is_insightbench(questions):
         pairs = insightbench_pairs(questions, getattr(judge, "applies", lambda q: True), count, seed)
         if not pairs:
             raise UsageError("no InsightBench insight question that this judge applies to")
     else:
+        env = AgentEnv(benchmark=scoring.benchmark, databases=scoring.databases)
         pairs = build_pairs(questions, judge, env, count, seed)  # type: ignore[arg-type]
+    setting = _Setting(judge, base, benchmark_name or scoring.benchmark.name, model.usage.snapshot() if model else None)
     if isinstance(judge, PairwiseJudge):
-        return _check_pairwise(judge, base, pairs, benchmark_name or scoring.benchmark.name, on_judged)
+        return _check_pairwise(judge, setting, pairs, on_judged)
+    return _check_scores(judge, setting, pairs, score, on_judged)
+
+
+def _check_scores(
+    judge: JudgeScorer,
+    setting: _Setting,
+    pairs: list[Pair],
+    score: str | None,
+    on_judged: Callable[[int, int], None] | None,
+) -> CheckReport:
+    """Each good answer judged twice (another seed the second time) and each degraded copy once."""
+    base = setting.base
     goods = {p.question.id: p for p in pairs}
     total = len(pairs) + 2 * len(goods)
-    before = model.usage.snapshot() if model else None
     done = 0
 
     def judged(question: Question, answer: Answer, context: ScorerContext) -> Judgement:
@@ -417,7 +256,7 @@ def check_judge(
     again: dict[str, Judgement] = {}
     for qid, pair in goods.items():
         first[qid] = judged(pair.question, pair.good, base)
-        again[qid] = judged(pair.question, pair.good, _context_for(base, seed + CONSISTENCY_SEED))
+        again[qid] = judged(pair.question, pair.good, _context_for(base, base.seed + CONSISTENCY_SEED))
     results: list[PairResult] = []
     for index, pair in enumerate(pairs):
         good = first[pair.question.id]
@@ -425,23 +264,27 @@ def check_judge(
         name = _score_name(judge, good, score) or _score_name(judge, worse, score)
         good_value = good.scores.get(name) if name and not good.failed else None
         worse_value = worse.scores.get(name) if name and not worse.failed else None
-        results.append(
-            PairResult(
-                question_id=pair.question.id,
-                question_type=corgi_type_label(pair.question),
-                degradation=pair.degradation,
-                score=name,
-                good=good_value,
-                degraded=worse_value,
-                outcome=_outcome(good_value, worse_value),
-                failure=good.failed or worse.failed,
-                baselines=_baselines(pair, seed, index),
-                **_texts(pair),
-            )
-        )
+        verdict = outcome(good_value, worse_value)
+        failure = good.failed or worse.failed
+        results.append(_pair_result(pair, index, base.seed, name, good_value, worse_value, verdict, failure))
+    return _report(
+        setting,
+        results,
+        rubric_hash=base.rubric_hash,
+        questions=len(goods),
+        consistency=_consistency(judge, first, again, score),
+        position_bias=None,
+        judgements=done,
+    )
+
+
+def _consistency(
+    judge: JudgeScorer, first: dict[str, Judgement], again: dict[str, Judgement], score: str | None
+) -> Consistency:
+    """How often each good answer's two judgements gave the same score."""
     same = failed = 0
     differences = []
-    for qid in goods:
+    for qid in first:
         name = _score_name(judge, first[qid], score)
         a = first[qid].scores.get(name) if name and not first[qid].failed else None
         b = again[qid].scores.get(name) if name and not again[qid].failed else None
@@ -450,89 +293,39 @@ def check_judge(
             continue
         same += a == b
         differences.append(abs(a - b))
-    consistency = Consistency(
-        answers=len(goods),
+    return Consistency(
+        answers=len(first),
         same=same,
         failed=failed,
         agreement=wilson(same, len(differences)),
         mean_abs_difference=sum(differences) / len(differences) if differences else None,
     )
-    after = model.usage.snapshot() if model else None
-    return CheckReport(
-        judge=judge.name,
-        judge_version=judge.version,
-        model=model.spec if model else None,
-        benchmark=benchmark_name or scoring.benchmark.name,
-        seed=seed,
-        temperature=temperature,
-        rubric_hash=rubric.hash if rubric else None,
-        questions=len(goods),
-        degradations=[_figures(name, [r for r in results if r.degradation == name]) for name in _degradations(results)],
-        overall=_figures("all", results),
-        consistency=consistency,
-        margin=margin(results, seed),
-        position_bias=None,
-        judgements=done,
-        model_calls=after.calls - before.calls if after and before else 0,
-        prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
-        completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,
-        pairs=results,
-    )
 
 
 def _check_pairwise(
-    judge: PairwiseJudge,
-    base: ScorerContext,
-    pairs: list[Pair],
-    benchmark: str,
-    on_judged: Callable[[int, int], None] | None,
+    judge: PairwiseJudge, setting: _Setting, pairs: list[Pair], on_judged: Callable[[int, int], None] | None
 ) -> CheckReport:
     """Each pair compared in both orders: agreement with the known order, ties, and position bias."""
-    model = base.model
-    before = model.usage.snapshot() if model else None
+    base = setting.base
     results: list[PairResult] = []
     flips = decided = 0
     for index, pair in enumerate(pairs):
         verdict = judge.compare(pair.question, pair.good, pair.degraded, base)
         if on_judged is not None:
             on_judged(index + 1, len(pairs))
-        outcome = {"a": "higher", "b": "lower", "tie": "tie"}.get(verdict.winner or "", "failed")
+        won = {"a": "higher", "b": "lower", "tie": "tie"}.get(verdict.winner or "", "failed")
         if verdict.winner is not None:
             decided += 1
             flips += verdict.flipped
-        value = {"higher": 1.0, "lower": 0.0, "tie": 0.5}.get(outcome)
-        results.append(
-            PairResult(
-                question_id=pair.question.id,
-                question_type=corgi_type_label(pair.question),
-                degradation=pair.degradation,
-                score="verdict",
-                good=value,
-                degraded=None if value is None else 1.0 - value,
-                outcome=outcome,
-                failure=verdict.failed,
-                baselines=_baselines(pair, base.seed, index),
-                **_texts(pair),
-            )
-        )
-    after = model.usage.snapshot() if model else None
-    return CheckReport(
-        judge=judge.name,
-        judge_version=judge.version,
-        model=model.spec if model else None,
-        benchmark=benchmark,
-        seed=base.seed,
-        temperature=base.temperature,
+        value = {"higher": 1.0, "lower": 0.0, "tie": 0.5}.get(won)
+        worse = None if value is None else 1.0 - value
+        results.append(_pair_result(pair, index, base.seed, "verdict", value, worse, won, verdict.failed))
+    return _report(
+        setting,
+        results,
         rubric_hash=None,
         questions=len({p.question.id for p in pairs}),
-        degradations=[_figures(name, [r for r in results if r.degradation == name]) for name in _degradations(results)],
-        overall=_figures("all", results),
         consistency=Consistency(0, 0, 0, wilson(0, 0), None),
-        margin=margin(results, base.seed),
         position_bias=wilson(flips, decided),
         judgements=2 * len(pairs),
-        model_calls=after.calls - before.calls if after and before else 0,
-        prompt_tokens=after.prompt_tokens - before.prompt_tokens if after and before else 0,
-        completion_tokens=after.completion_tokens - before.completion_tokens if after and before else 0,
-        pairs=results,
     )

@@ -49,7 +49,7 @@ def _answer(question: Question, text: str) -> Answer:
 def insightbench_pairs(questions: list[Question], applies: Any, count: int, seed: int) -> list[Any]:
     """`count` pairs over the insight questions (shuffled by `seed`) that `applies` accepts, each good answer with
     up to two kinds of worse copy, spreading the pairs over the kinds."""
-    from biarena.judges.check import Pair
+    from biarena.judges.check_pairs import Pair
 
     pool = [
         q

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from biarena.errors import UsageError
 from biarena.events import EventHandler, Message, ignore
 from biarena.judges.base import ScorerContext
-from biarena.judges.check import Rate, wilson
+from biarena.judges.check_figures import Rate, wilson
 from biarena.judges.pairwise import PairVerdict, PairwiseJudge, as_vote
 from biarena.records import Answer, Question
 from biarena.records.vote import Vote

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from typing import TypedDict, Unpack
 
 from sqlglot import exp
 
@@ -130,6 +131,16 @@ class GeneratedQuestions:
     untranslated: Counter[str] = field(default_factory=Counter)
 
 
+class FactoryOptions(TypedDict, total=False):
+    """The keyword options of generate_question_set."""
+
+    languages: tuple[str, ...]
+    per_category: int | None
+    seed: int
+    now: datetime | None
+    categories: tuple[str, ...]
+
+
 def generate_question_set(
     db: Database,
     roles: Roles,
@@ -180,17 +191,6 @@ def generate_question_set(
     return made
 
 
-def generate_questions(
-    db: Database,
-    roles: Roles,
-    *,
-    languages: tuple[str, ...] = ("en", "zh"),
-    per_category: int | None = None,
-    seed: int = 0,
-    now: datetime | None = None,
-    categories: tuple[str, ...] = CATEGORIES,
-) -> list[Question]:
+def generate_questions(db: Database, roles: Roles, **options: Unpack[FactoryOptions]) -> list[Question]:
     """The questions of generate_question_set, without the counts."""
-    return generate_question_set(
-        db, roles, languages=languages, per_category=per_category, seed=seed, now=now, categories=categories
-    ).questions
+    return generate_question_set(db, roles, **options).questions

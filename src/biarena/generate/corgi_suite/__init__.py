@@ -10,9 +10,11 @@ import sqlite3
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from biarena.benchmarks import save_benchmark
 from biarena.db import open_database
+from biarena.db.sql_text import compose
 from biarena.errors import FormatError
 from biarena.generate.corgi_suite.audit import leaks
 from biarena.generate.corgi_suite.descriptive import vertical_descriptive
@@ -39,7 +41,7 @@ Progress = Callable[[int, int, str, str], None]
 def _strip_metadata(path: Path) -> None:
     """Drop the generator's metadata (it holds the spec, and so the answers) from a benchmark database."""
     conn = sqlite3.connect(path)
-    conn.execute(f"DROP TABLE {META_TABLE}")
+    conn.execute(compose("DROP TABLE {table}", table=META_TABLE))
     conn.commit()
     conn.execute("VACUUM")
     conn.close()
@@ -112,17 +114,19 @@ def make_suite(
     return benchmark
 
 
-def build(
-    target: Path,
-    *,
-    verticals: list[str] | None = None,
-    scale: float = 1.0,
-    seed: int = 0,
-    on_progress: Progress | None = None,
-) -> Benchmark:
+class SuiteOptions(TypedDict, total=False):
+    """The options of make_suite after its work directory."""
+
+    verticals: list[str] | None
+    scale: float
+    seed: int
+    on_progress: Progress | None
+
+
+def build(target: Path, **options: Unpack[SuiteOptions]) -> Benchmark:
     """Build the CORGI suite as a native benchmark directory at `target` (empty or absent)."""
     with tempfile.TemporaryDirectory(prefix="corgi-synth-") as work:
-        benchmark = make_suite(Path(work), verticals, scale=scale, seed=seed, on_progress=on_progress)
+        benchmark = make_suite(Path(work), **options)
         save_benchmark(benchmark, target, overwrite=target.exists() and not any(target.iterdir()))
     return benchmark
 

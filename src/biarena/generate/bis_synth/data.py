@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from biarena.db.sql_text import compose, placeholders
+
 ANCHOR = datetime(2023, 1, 17, 20, 20, 15)
 """The clock anchor: BIS's evaluation time. Data runs from Monday 2023-01-02 00:00 to 20:00 on the anchor day."""
 DAYS = 16
@@ -50,8 +52,8 @@ def _write(path: Path, schema: str, tables: dict[str, list[tuple]]) -> None:
     with conn:
         for table, rows in tables.items():
             if rows:
-                marks = ",".join("?" * len(rows[0]))
-                conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+                insert = compose("INSERT INTO {table} VALUES ({marks})", table=table, marks=placeholders(len(rows[0])))
+                conn.executemany(insert, rows)
     conn.close()
 
 

@@ -4,6 +4,7 @@ they make."""
 import random
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import NamedTuple
 
 from sqlglot import exp
 
@@ -144,6 +145,25 @@ def question_source(ctx: Context, fact: Fact, dim: Dimension | None) -> tuple[So
     holder = dim.table if dim.table and dim.table != fact.table else None
     source = join_source(ctx, fact, holder)
     return source, sb.column(ColumnRef(dim.column, (holder or fact.table) if source.qualified else None))
+
+
+class DimensionQuestion(NamedTuple):
+    """What a question on an aggregated metric by a dimension is made of: the words for both, the source it reads,
+    the dimension's column and the aggregated measure."""
+
+    words: dict[str, str]
+    dim_words: dict[str, str]
+    source: Source
+    ref: exp.Expression
+    measure: exp.Expression
+
+
+def dimension_question(ctx: Context, fact: Fact, metric: Metric, aggregation: str, dim: Dimension) -> DimensionQuestion:
+    """The words, source, dimension column and measure of a question on `metric` aggregated by `dim`."""
+    source, ref = question_source(ctx, fact, dim)
+    assert ref is not None
+    measure = measure_node(fact, metric, aggregation, source.qualified, ctx.dialect)
+    return DimensionQuestion(metric_words(metric, aggregation), dim_words(dim), source, ref, measure)
 
 
 def metric_node(fact: Fact, metric: Metric, qualified: bool, dialect: str) -> exp.Expression:

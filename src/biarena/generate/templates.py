@@ -14,11 +14,11 @@ from biarena.generate.template_context import (
     as_value,
     combinations,
     dim_words,
+    dimension_question,
     equals,
     make_draft,
     measure_node,
     metric_node,
-    metric_words,
     question_source,
 )
 from biarena.generate.time_templates import comparison, time_period, trend, trend_comparison
@@ -45,10 +45,7 @@ def filtering(ctx: Context) -> list[TemplateDraft]:
     """Filter by one or two values of a dimension."""
     drafts = []
     for i, (fact, metric, aggregation, dim) in enumerate(combinations(ctx)):
-        words, dw = metric_words(metric, aggregation), dim_words(dim)
-        source, ref = question_source(ctx, fact, dim)
-        assert ref is not None
-        measure = measure_node(fact, metric, aggregation, source.qualified, ctx.dialect)
+        words, dw, source, ref, measure = dimension_question(ctx, fact, metric, aggregation, dim)
         if i % 3 == 2 and len(ctx.values(fact, dim)) >= 2:
             a, b = ctx.pick(ctx.values(fact, dim), 2)
             texts = {
@@ -72,10 +69,7 @@ def aggregation(ctx: Context) -> list[TemplateDraft]:
     """Aggregate a metric per value of a dimension."""
     drafts = []
     for fact, metric, agg, dim in combinations(ctx):
-        words, dw = metric_words(metric, agg), dim_words(dim)
-        source, ref = question_source(ctx, fact, dim)
-        assert ref is not None
-        measure = measure_node(fact, metric, agg, source.qualified, ctx.dialect)
+        words, dw, source, ref, measure = dimension_question(ctx, fact, metric, agg, dim)
         texts = {"en": f"Show the {words['en']} per {dw['en']}.", "zh": zh("按", dw["zh"], "统计", words["zh"])}
         sql = ctx.sql(source.select(ref, as_value(measure)).group_by(ref.copy()))
         drafts.append(make_draft("aggregation", texts, [metric.names, dim.names], sql, source.tables))
@@ -91,10 +85,7 @@ def top_bottom(ctx: Context) -> list[TemplateDraft]:
             continue
         k = min(count - 1, 3 + i % 3)
         highest = i % 2 == 0
-        words, dw = metric_words(metric, agg), dim_words(dim)
-        source, ref = question_source(ctx, fact, dim)
-        assert ref is not None
-        measure = measure_node(fact, metric, agg, source.qualified, ctx.dialect)
+        words, dw, source, ref, measure = dimension_question(ctx, fact, metric, agg, dim)
         texts = {
             "en": f"Which {k} {dw['en_plural']} have the {'highest' if highest else 'lowest'} {words['en']}?",
             "zh": zh(words["zh"], "最高" if highest else "最低", f"的前{k}个", dw["zh"], "是哪些？"),
@@ -123,10 +114,7 @@ def multiple_tables(ctx: Context) -> list[TemplateDraft]:
     """A metric filtered or grouped by a dimension that lives in another table."""
     drafts = []
     for i, (fact, metric, agg, dim) in enumerate(combinations(ctx, joined=True)):
-        words, dw = metric_words(metric, agg), dim_words(dim)
-        source, ref = question_source(ctx, fact, dim)
-        assert ref is not None
-        measure = measure_node(fact, metric, agg, True, ctx.dialect)
+        words, dw, source, ref, measure = dimension_question(ctx, fact, metric, agg, dim)
         if i % 2:
             texts = {
                 "en": f"What is the {words['en']} per {dw['en']}?",

@@ -14,7 +14,7 @@ from biarena.generate.template_context import (
     TemplateDraft,
     as_value,
     combinations,
-    dim_words,
+    dimension_question,
     equals,
     make_draft,
     measure_node,
@@ -93,10 +93,7 @@ def comparison(ctx: Context) -> list[TemplateDraft]:
         if not pair:
             continue
         a, b = pair
-        words, dw = metric_words(metric, agg), dim_words(dim)
-        source, ref = question_source(ctx, fact, dim)
-        assert ref is not None
-        measure = measure_node(fact, metric, agg, source.qualified, ctx.dialect)
+        words, dw, source, ref, measure = dimension_question(ctx, fact, metric, agg, dim)
         texts = {
             "en": f"Compare the {words['en']} of {dw['en']} {a} and {dw['en']} {b}.",
             "zh": zh("对比", dw["zh"], str(a), "和", str(b), "的", words["zh"]),

@@ -14,7 +14,7 @@ from biarena.db.result import QueryResult
 from biarena.metrics.columns import Tolerance
 from biarena.metrics.context import orders_rows
 from biarena.metrics.contracts import ResultContract
-from biarena.metrics.execution_match import results_match
+from biarena.metrics.execution_match import assignments, results_match
 from biarena.metrics.soft_f1 import soft_f1
 from biarena.records import Question
 
@@ -204,22 +204,7 @@ def _assignments(
     pred_cols = list(zip(*pred_rows, strict=True)) if pred_rows else [() for _ in range(width)]
     gold_cols = list(zip(*gold_rows, strict=True)) if gold_rows else [() for _ in range(width)]
     candidates = [[i for i, p in enumerate(pred_cols) if _may_pair(contract, p, g, ordered)] for g in gold_cols]
-    out: list[list[int]] = []
-
-    def walk(position: int, chosen: list[int]) -> None:
-        if len(out) >= _MAX_ASSIGNMENTS:
-            return
-        if position == len(candidates):
-            out.append(list(chosen))
-            return
-        for option in candidates[position]:
-            if option not in chosen:
-                chosen.append(option)
-                walk(position + 1, chosen)
-                chosen.pop()
-
-    walk(0, [])
-    return out
+    return assignments(candidates, _MAX_ASSIGNMENTS)
 
 
 def _may_pair(contract: ResultContract, pred: tuple, gold: tuple, ordered: bool) -> bool:

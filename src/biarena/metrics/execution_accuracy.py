@@ -89,24 +89,46 @@ def best_under(
     return best
 
 
-class ExecutionAccuracyScorer(MetricScorer):
+class ContractScorer(MetricScorer):
+    """A metric held to the result contract its `contract` option names; under any contract but biarena's, its score
+    is named `NAME[contract]`."""
+
+    variant_option = "contract"
+    """`NAME[bird]` names the scorer with `contract=bird`."""
+    contract: ResultContract
+
+    @staticmethod
+    def info_under(contract: ResultContract) -> ScoreInfo:
+        """The declaration of the metric's score under `contract`."""
+        raise NotImplementedError
+
+    def __init__(self, options: Options | None = None, **values: Any) -> None:
+        super().__init__(options, **values)
+        self.contract = contract_named(self.options.contract)  # type: ignore[attr-defined]
+        self.name = contract_score_name(type(self).name, self.contract.name)
+        self.infos = (self.info_under(self.contract),)
+
+
+class ExecutionAccuracyScorer(ContractScorer):
     """Bag equality of rows, ordered only when the gold orders; column order and rounding free (the biarena
     contract; `contract` names another)."""
 
     name = BASE
     version = "1"
     Options = ExecutionAccuracyOptions
-    variant_option = "contract"
-    """`execution_accuracy[bird]` names this scorer with `contract=bird`."""
     infos = (contract_info(contract_named(DEFAULT_CONTRACT)),)
+    info_under = staticmethod(contract_info)
 
     def __init__(self, options: Options | None = None, **values: Any) -> None:
         super().__init__(options, **values)
-        self.contract = contract_named(self.options.contract)  # type: ignore[attr-defined]
         if self.contract.name != DEFAULT_CONTRACT:
-            self.name = contract_score_name(BASE, self.contract.name)
             self.version = type(self).version  # the name carries the contract
-            self.infos = (contract_info(self.contract),)
+
+    def _scored(self, question: Question, value: float | None, rationale: str, **sub_scores: object) -> list[Score]:
+        """The answer's one score (with the contract among its sub-scores when it is not biarena's)."""
+        if self.contract.name != DEFAULT_CONTRACT:
+            sub_scores = {"contract": self.contract.name, **sub_scores}
+        return [make_score(self, question, self.name, value, rationale=rationale, **sub_scores)]
 
     def __call__(self, question: Question, answer: Answer, context: ScoringContext) -> list[Score]:
         """Score one answer."""
@@ -117,21 +139,12 @@ class ExecutionAccuracyScorer(MetricScorer):
             contract_results(contract_named("spider"), question, answer, context)
         golds = [(sql, r) for sql, r in context.gold(question) if not isinstance(r, SqlProblem)]
         if not golds:
-            why = "no gold query" if not question.has_gold else "every gold query fails"
-            return [make_score(self, question, "execution_accuracy", None, rationale=why)]
+            return self._scored(question, None, "no gold query" if not question.has_gold else "every gold query fails")
         outcome = context.answer_result(question, answer)
         if question.gold_results and isinstance(outcome, QueryResult):
             outcome = as_read_from_csv(outcome)
         if outcome is None or isinstance(outcome, SqlProblem):
-            return [
-                make_score(
-                    self,
-                    question,
-                    "execution_accuracy",
-                    0.0,
-                    rationale="the answer's SQL did not run",
-                )
-            ]
+            return self._scored(question, 0.0, "the answer's SQL did not run")
         dialect = context.databases.source_dialect(question.database)
         for index, (sql, gold) in enumerate(golds):
             ordered = orders_rows(sql, dialect)
@@ -144,38 +157,17 @@ class ExecutionAccuracyScorer(MetricScorer):
                 gold_columns=result_columns(context, gold),
             )
             if same:
-                return [
-                    make_score(
-                        self,
-                        question,
-                        "execution_accuracy",
-                        1.0,
-                        gold_index=index,
-                        ordered=ordered,
-                        rationale="rows equal the gold result",
-                    )
-                ]
-        return [
-            make_score(
-                self,
-                question,
-                "execution_accuracy",
-                0.0,
-                rationale="rows differ from every gold result",
-            )
-        ]
+                return self._scored(question, 1.0, "rows equal the gold result", gold_index=index, ordered=ordered)
+        return self._scored(question, 0.0, "rows differ from every gold result")
 
     def _under_contract(self, question: Question, answer: Answer, context: ScoringContext) -> list[Score]:
-        contract, name = self.contract, self.name
+        contract = self.contract
         outcome, golds = contract_results(contract, question, answer, context)
         golds = [(sql, r) for sql, r in golds if not isinstance(r, SqlProblem)]
         if not golds:
-            why = "no gold query" if not question.has_gold else "every gold query fails"
-            return [make_score(self, question, name, None, rationale=why, contract=contract.name)]
+            return self._scored(question, None, "no gold query" if not question.has_gold else "every gold query fails")
         if outcome is None or isinstance(outcome, SqlProblem):
-            return [
-                make_score(self, question, name, 0.0, rationale="the answer's SQL did not run", contract=contract.name)
-            ]
+            return self._scored(question, 0.0, "the answer's SQL did not run")
         dialect = context.databases.source_dialect(question.database)
         value, index, ordered = best_under(contract, question, outcome, golds, dialect, context)
         if contract.binary:
@@ -187,4 +179,4 @@ class ExecutionAccuracyScorer(MetricScorer):
         else:
             why = f"{contract.name}: {value:.3f} against the closest gold"
         sub = {"gold_index": index, "ordered": ordered} if index >= 0 else {}
-        return [make_score(self, question, name, value, rationale=why, contract=contract.name, **sub)]
+        return self._scored(question, value, why, **sub)

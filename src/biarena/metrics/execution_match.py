@@ -16,12 +16,13 @@ from biarena.metrics.result_similarity import to_columns
 _MAX_PERMUTATIONS = 200
 
 
-def _assignments(candidates: list[list[int]]) -> list[list[int]]:
-    """Up to _MAX_PERMUTATIONS one-to-one assignments gold column -> predicted column."""
+def assignments(candidates: list[list[int]], most: int) -> list[list[int]]:
+    """Up to `most` one-to-one assignments gold column -> predicted column, the predicted ones for each gold column
+    taken from its `candidates` in order."""
     out: list[list[int]] = []
 
     def walk(position: int, chosen: list[int], used: set[int]) -> None:
-        if len(out) >= _MAX_PERMUTATIONS:
+        if len(out) >= most:
             return
         if position == len(candidates):
             out.append(list(chosen))
@@ -65,7 +66,7 @@ def results_match(
         if not options:
             return False
         candidates.append(options)
-    for assignment in _assignments(candidates):
+    for assignment in assignments(candidates, _MAX_PERMUTATIONS):
         if _rows_equal([pred_cols[i] for i in assignment], gold_cols, ordered, tolerance):
             return True
     return False

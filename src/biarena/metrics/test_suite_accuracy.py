@@ -11,9 +11,9 @@ from biarena.db import DatabasePool, SqlProblem
 from biarena.metrics.context import ScoringContext
 from biarena.metrics.contract_match import contract_score, order_matters
 from biarena.metrics.contracts import DEFAULT_CONTRACT, ContractName, ResultContract
-from biarena.metrics.execution_accuracy import best_under, contract_results, contract_score_name
+from biarena.metrics.execution_accuracy import ContractScorer, best_under, contract_results, contract_score_name
 from biarena.metrics.neighbour_suite import NeighbourSuite, suite_for
-from biarena.metrics.scorer import MetricScorer, make_score
+from biarena.metrics.scorer import make_score
 from biarena.options import Options
 from biarena.records import Answer, Question, Score, SystemSpec
 from biarena.scoring.contract_names import contract_named
@@ -45,22 +45,18 @@ def suite_info(contract: ResultContract) -> ScoreInfo:
     )
 
 
-class TestSuiteAccuracyScorer(MetricScorer):
+class TestSuiteAccuracyScorer(ContractScorer):
     """Execution accuracy on the benchmark's database and on K neighbours, all of which must pass."""
 
     __test__ = False  # not a pytest class, whatever its name
     name = BASE
     version = "1"
     Options = TestSuiteOptions
-    variant_option = "contract"
     infos = (suite_info(contract_named(DEFAULT_CONTRACT)),)
+    info_under = staticmethod(suite_info)
 
     def __init__(self, options: Options | None = None, **values: Any) -> None:
         super().__init__(options, **values)
-        chosen: TestSuiteOptions = self.options  # type: ignore[assignment]
-        self.contract = contract_named(chosen.contract)
-        self.name = contract_score_name(BASE, self.contract.name)
-        self.infos = (suite_info(self.contract),)
         self._lock = threading.Lock()
         self._suite: tuple[int, NeighbourSuite, list[ScoringContext], list[ScoringContext]] | None = None
 

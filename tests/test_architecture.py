@@ -87,3 +87,38 @@ def test_the_registries_the_page_names_are_registry_objects() -> None:
     assert set(names) <= homes.keys(), names
     for name in names:
         assert isinstance(getattr(importlib.import_module(homes[name]), name), Registry), name
+
+
+def _writes_to_the_terminal(node: ast.AST) -> bool:
+    """A `print(...)` call or a write to `sys.stdout` / `sys.stderr`."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name) and node.func.id == "print":
+        return True
+    target = node.func
+    return (
+        isinstance(target, ast.Attribute)
+        and target.attr in ("write", "writelines")
+        and isinstance(target.value, ast.Attribute)
+        and target.value.attr in ("stdout", "stderr")
+        and isinstance(target.value.value, ast.Name)
+        and target.value.value.id == "sys"
+    )
+
+
+def test_only_the_command_line_and_the_api_print() -> None:
+    """The library reports through events and warnings; the CLI (and the API, its other face) print them."""
+    printing = sorted(
+        f"{path.relative_to(SRC).as_posix()}:{node.lineno}"
+        for path in SRC.rglob("*.py")
+        if path.relative_to(SRC).parts[0] not in ("cli", "api")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _writes_to_the_terminal(node)
+    )
+    assert printing == []
+    cli_prints = [
+        path
+        for path in (SRC / "cli").rglob("*.py")
+        if any(map(_writes_to_the_terminal, ast.walk(ast.parse(path.read_text()))))
+    ]
+    assert cli_prints, "the check finds nothing at all: the detector is broken"

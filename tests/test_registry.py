@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from biarena.errors import NotFoundError
+from biarena.errors import BiarenaWarning, NotFoundError
 from biarena.registry import PluginError, Registry, UnknownNameError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,12 +112,12 @@ def test_a_clash_with_a_builtin_names_both_packages(widgets: Registry, monkeypat
 
 
 def test_a_plugin_that_fails_to_load_is_one_warning_when_listed(
-    widgets: Registry, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    widgets: Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_points(monkeypatch, [point("broken", "no_such_module:Widget", "biarena.test-widgets", "acme-widgets")])
-    assert list(widgets.loaded()) == ["small", "large"]
-    warning = capsys.readouterr().err.strip().splitlines()
-    assert warning == [
+    with pytest.warns(BiarenaWarning) as raised:
+        assert list(widgets.loaded()) == ["small", "large"]
+    assert [f"{w.message.prefix}{w.message}" for w in raised] == [  # type: ignore[union-attr]
         "warning: widget 'broken' of package 'acme-widgets' cannot be loaded from 'no_such_module:Widget' "
         "(ModuleNotFoundError: No module named 'no_such_module')"
     ]

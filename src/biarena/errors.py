@@ -1,4 +1,5 @@
-"""The user-facing error family: the CLI prints these as one line and exits with code 2."""
+"""The user-facing error family: the CLI prints these as one line and exits with code 2; and the warnings a user
+should read, which the library raises through Python's `warnings` and the CLI shows as one line each."""
 
 
 class BiarenaError(Exception):
@@ -15,6 +16,18 @@ class NotFoundError(BiarenaError):
 
 class UsageError(BiarenaError):
     """Arguments or options that do not fit together."""
+
+
+class BiarenaWarning(UserWarning):
+    """Something the user should read that does not stop the work; the CLI shows it as one line, after `prefix`."""
+
+    prefix = "warning: "
+
+
+class NoteWarning(BiarenaWarning):
+    """A note about the work under way (a model's server ignored an option, say), shown as it is."""
+
+    prefix = ""
 
 
 def did_you_mean(name: str, choices: list[str]) -> str:

@@ -8,12 +8,12 @@ built in or the kind is listed, so a start that needs none pays nothing.
 """
 
 import importlib
-import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from biarena.errors import BiarenaError, NotFoundError, did_you_mean
+from biarena.errors import BiarenaError, BiarenaWarning, NotFoundError, did_you_mean
 
 T = TypeVar("T")
 
@@ -56,8 +56,8 @@ def import_target(target: str) -> Any:
 
 
 def warn(message: str) -> None:
-    """Say `message` as one warning line on stderr."""
-    print(f"warning: {' '.join(message.split())}", file=sys.stderr)
+    """Raise `message`, on one line, as a BiarenaWarning (the CLI shows it as `warning: ...`)."""
+    warnings.warn(" ".join(message.split()), BiarenaWarning, stacklevel=2)
 
 
 class Registry(Mapping[str, T], Generic[T]):

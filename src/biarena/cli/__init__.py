@@ -40,10 +40,12 @@ def main() -> None:
         sys.stdout.write(top_help())
         return
     from biarena.cli.group import app
+    from biarena.cli.warning_lines import warning_lines
     from biarena.errors import BiarenaError
 
     try:
-        app()
+        with warning_lines():
+            app()
     except BiarenaError as error:
         print(f"error: {one_line(str(error))}", file=sys.stderr)
         sys.exit(2)

@@ -1,14 +1,16 @@
 """Notices from model calls that a command may show while it works: a wait the server asked for, a changed model.
 
-A command listens (`listening`) to show them in its progress display; with no listener, a note is printed to
-stderr on one line and a wait passes silently.
+A command listens (`listening`) to show them in its progress display; with no listener, a note is raised as a
+`NoteWarning` (the CLI shows it as one line) and a wait passes silently.
 """
 
-import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+
+from biarena.errors import NoteWarning
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,13 @@ _LOCK = threading.Lock()
 
 
 def notify(notice: Notice) -> None:
-    """Tell every listener; with none, print a note on stderr."""
+    """Tell every listener; with none, raise a note as a NoteWarning."""
     with _LOCK:
         listeners = list(_LISTENERS)
     for listener in listeners:
         listener(notice)
     if not listeners and notice.kind == "note":
-        print(notice.text, file=sys.stderr)
+        warnings.warn(notice.text, NoteWarning, stacklevel=2)
 
 
 @contextmanager

@@ -16,7 +16,6 @@ from biarena.generate.corgi_suite.common import (
     data_year,
     day_between,
     dimensions,
-    join_on,
     lit,
     measure_words,
     month_bounds,
@@ -29,6 +28,7 @@ from biarena.generate.corgi_suite.common import (
     word_values,
 )
 from biarena.generate.corgi_suite.gold_drafts import descending, gold_draft, last_days, percent_of
+from biarena.generate.corgi_suite.parent_rows import parent_counts, parent_rows
 from biarena.generate.corgi_suite.spec_roles import fact_tables, metric_columns, noun, stamp_of, words
 from biarena.records import Question
 from biarena.synth.spec import Rule, Spec
@@ -72,15 +72,7 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                 out.append(
                     gold_draft(
                         f"How many {noun(spec, table)} come from each {kind}?",
-                        join_on(
-                            select_from(table, col(by, "p"), count_star(), alias="t"),
-                            parent,
-                            "p",
-                            col(name, "t"),
-                            col(key, "p"),
-                        )
-                        .group_by(col(by, "p"))
-                        .order_by(descending(exp.column("n"))),
+                        parent_counts(table, name, parent, key, by),
                         [table, parent],
                         "parent-breakdown",
                     )
@@ -90,13 +82,7 @@ def _parents(spec: Spec, year: int) -> list[SuiteDraft]:
                 out.append(
                     gold_draft(
                         f"Which five {noun(spec, parent)} had the most {noun(spec, table)} in {year}?",
-                        join_on(
-                            select_from(table, col(key, "p"), col(label, "p"), count_star(), alias="t"),
-                            parent,
-                            "p",
-                            col(name, "t"),
-                            col(key, "p"),
-                        )
+                        parent_rows(table, name, parent, key, col(key, "p"), col(label, "p"), count_star())
                         .where(day_between(stamp, first, last))
                         .group_by(col(key, "p"), col(label, "p"))
                         .order_by(descending(exp.column("n")), col(key, "p"))

@@ -15,11 +15,9 @@ from biarena.generate.corgi_suite.common import (
     MONTHS,
     SuiteDraft,
     article,
-    col,
     count_star,
     data_year,
     hidden_evidence,
-    join_on,
     month_bounds,
     monthly_sql,
     numbered,
@@ -39,6 +37,7 @@ from biarena.generate.corgi_suite.common import (
     weighted_links,
     word_values,
 )
+from biarena.generate.corgi_suite.parent_rows import link_evidence
 from biarena.generate.corgi_suite.rule_questions import rule_questions
 from biarena.generate.corgi_suite.spec_roles import fact_tables, noun, stamp_of, words
 from biarena.records import Question
@@ -260,27 +259,11 @@ def _trends(spec: Spec) -> list[SuiteDraft]:
 def _segments(spec: Spec) -> list[SuiteDraft]:
     out = []
     for link in weighted_links(spec):
-        table, name, parent, key, by, weights = link.table, link.column, link.parent, link.key, link.by, link.weights
+        table, parent, by, weights = link.table, link.parent, link.by, link.weights
         top, low, rates = link.top, link.low, link.rates
         many, few = article(value_words(top)), article(value_words(low))
         times = f"{weights[top] / weights[low]:.1f} times as many {noun(spec, table)} as {few} one"
-        evidence = {
-            "kind": "segment",
-            "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
-            "support_sql": [
-                sql(
-                    join_on(
-                        select_from(table, col(by, "p"), count_star(), alias="t"),
-                        parent,
-                        "p",
-                        col(name, "t"),
-                        col(key, "p"),
-                    )
-                    .group_by(col(by, "p"))
-                    .order_by(exp.Ordered(this=exp.column("n"), desc=True))
-                )
-            ],
-        }
+        evidence = link_evidence(link)
         out.append(
             SuiteDraft(
                 f"Why do {value_words(top)} {noun(spec, parent)} account for a larger share of {noun(spec, table)} "

@@ -18,6 +18,7 @@ from biarena.generate.corgi_suite.common import (
     sql,
     value_words,
 )
+from biarena.generate.corgi_suite.parent_rows import parent_rows
 from biarena.generate.corgi_suite.spec_roles import noun, words
 from biarena.synth.spec import Column, Rule, Spec
 
@@ -161,7 +162,7 @@ def _same_place(
 ) -> str:
     """Rows whose parent and other row are in the same place, and the others."""
     same_place = exp.alias_(exp.EQ(this=col(str(match["column"]), "p"), expression=col(same, "o")), "same_place")
-    query = join_on(select_from(table, same_place, count_star(), alias="t"), parent, "p", col(name, "t"), col(key, "p"))
+    query = parent_rows(table, name, parent, key, same_place, count_star())
     query = join_on(query, other, "o", col(via, "t"), col(other_key, "o"))
     return sql(query.group_by(exp.EQ(this=col(str(match["column"]), "p"), expression=col(same, "o"))))
 

@@ -14,7 +14,6 @@ from biarena.generate.corgi_suite.common import (
     count_star,
     day_between,
     dimensions,
-    join_on,
     last_year,
     measure_words,
     select_from,
@@ -23,6 +22,7 @@ from biarena.generate.corgi_suite.common import (
     value_words,
     weighted_links,
 )
+from biarena.generate.corgi_suite.parent_rows import link_evidence, parent_rows
 from biarena.generate.corgi_suite.spec_roles import fact_tables, noun, stamp_of, words
 from biarena.synth.spec import Spec
 
@@ -135,13 +135,7 @@ def _parent_segments(
         for dim in dimensions(spec, parent)[:1]:
             total = exp.Sum(this=col(measure, "t")) if measure else sb.count_rows()
             query = (
-                join_on(
-                    select_from(table, col(dim, "p"), exp.alias_(total, "total"), alias="t"),
-                    parent,
-                    "p",
-                    col(name, "t"),
-                    col(key, "p"),
-                )
+                parent_rows(table, name, parent, key, col(dim, "p"), exp.alias_(total, "total"))
                 .where(exp.and_(day_between(stamp, first, last, "t"), _known(col(dim, "p"))))
                 .group_by(col(dim, "p"))
                 .order_by(_desc("total"))
@@ -176,31 +170,10 @@ def _parent_segments(
 def _link_segments(spec: Spec, link: WeightedLink) -> list[SuiteDraft]:
     """The kind of parent that generates the most rows: the one to keep, and the one to win."""
     out = []
-    table, name, parent, key, by, weights = link.table, link.column, link.parent, link.key, link.by, link.weights
+    table, parent, by, weights = link.table, link.parent, link.by, link.weights
     top, rates = link.top, link.rates
-    evidence = {
-        "kind": "segment",
-        "parameters": {"table": table, "parent": parent, "by": by, "weights": weights},
-        "support_sql": [
-            sql(
-                join_on(
-                    select_from(
-                        table,
-                        col(by, "p"),
-                        count_star(),
-                        exp.alias_(exp.Count(this=exp.Distinct(expressions=[col(name, "t")])), "active"),
-                        alias="t",
-                    ),
-                    parent,
-                    "p",
-                    col(name, "t"),
-                    col(key, "p"),
-                )
-                .group_by(col(by, "p"))
-                .order_by(_desc("n"))
-            )
-        ],
-    }
+    active = exp.alias_(exp.Count(this=exp.Distinct(expressions=[col(link.column, "t")])), "active")
+    evidence = link_evidence(link, active)
     out.append(
         SuiteDraft(
             f"Which {words(parent)} {words(by)} should we focus retention on to protect {noun(spec, table)}?",

@@ -9,7 +9,7 @@ from pydantic import Field
 from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import SQLITE_HEADER, check_sqlite
 from biarena.benchmarks.import_options import ImportOptions
-from biarena.benchmarks.json_file import read_json, text_field
+from biarena.benchmarks.json_file import json_objects, read_json, text_field
 from biarena.benchmarks.paths import confined, regular_file
 from biarena.benchmarks.shown import shown
 from biarena.db.dialect import file_engine_by_magic, file_engines
@@ -70,10 +70,7 @@ def import_bibench(path: str | Path, options: BIBenchOptions | None = None, **va
         items = data if isinstance(data, list) else data.get("queries") if isinstance(data, dict) else None
         if not isinstance(items, list):
             raise FormatError(f"{file}: expected a list of question objects")
-        for index, item in enumerate(items):
-            where = f"{file}: item {index}"
-            if not isinstance(item, dict):
-                raise FormatError(f"{where}: expected an object")
+        for _, where, item in json_objects(enumerate(items), f"{file}: item"):
             query_id = text_field(item, "Query ID", where, required=True)
             text = text_field(item, "Natural Language Query", where, required=True)
             category = _slug(text_field(item, "Category", where) or file.stem)

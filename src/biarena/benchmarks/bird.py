@@ -6,9 +6,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
-from biarena.benchmarks.json_file import decode_text, read_json, text_field
+from biarena.benchmarks.json_file import decode_text, json_objects, read_json, text_field
 from biarena.benchmarks.missing_databases import LayoutImport, LayoutOptions, MissingDatabases
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
@@ -122,10 +121,7 @@ def import_bird(path: str | Path, options: BirdOptions | None = None, **values: 
     questions: list[Question] = []
     seen: dict[str, int] = {}
     missing = MissingDatabases(chosen.skip_missing)
-    for position, item in enumerate(data):
-        where = f"{source}: question {position}"
-        if not isinstance(item, dict):
-            raise FormatError(f"{where}: expected an object")
+    for position, where, item in json_objects(enumerate(data), f"{source}: question"):
         qid = text_field(item, "question_id", where) or str(position)
         if qid in seen:
             raise FormatError(f"{where}: question_id '{shown(qid)}' repeats question {seen[qid]}")
@@ -150,9 +146,6 @@ def import_bird(path: str | Path, options: BirdOptions | None = None, **values: 
                 knowledge=evidence,
             )
         )
-    missing.check_some(len(questions), str(source))
-    if not questions:
-        raise FormatError(f"{source}: no questions")
     benchmark = Benchmark(
         name=f"bird-{source.stem}",
         description="Imported from BIRD (big-bench for large-scale database grounded text-to-SQL)"
@@ -161,5 +154,4 @@ def import_bird(path: str | Path, options: BirdOptions | None = None, **values: 
         databases=refs,
         questions=questions,
     )
-    note = missing.note()
-    return LayoutImport(anchor_benchmark(benchmark, chosen.now), [note] if note else [])
+    return missing.imported(benchmark, str(source), chosen.now)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
 from biarena.benchmarks.import_options import ImportOptions
-from biarena.benchmarks.json_file import read_json
+from biarena.benchmarks.json_file import json_objects, read_json
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.errors import FormatError, NotFoundError
 from biarena.options import takes
@@ -83,6 +83,17 @@ def spider_glossary(entry: SpiderSchema) -> str:
     return "\n".join(lines)
 
 
+def spider_schemas(data: list[Any], path: Path) -> list[SpiderSchema]:
+    """The schemas of a Spider-format tables file read from `path`; FormatError names the first that is not one."""
+    entries: list[SpiderSchema] = []
+    for index, item in enumerate(data):
+        try:
+            entries.append(SpiderSchema.model_validate(item))
+        except ValidationError as error:
+            raise FormatError(f"{path}: schema {index}: {field_errors(error, limit=1)}") from None
+    return entries
+
+
 def _schema_entries(root: Path, folder: Path) -> list[SpiderSchema]:
     entries: list[SpiderSchema] = []
     for path in sorted(folder.glob("tables_*.json")):
@@ -91,11 +102,7 @@ def _schema_entries(root: Path, folder: Path) -> list[SpiderSchema]:
             data = [data]
         if not isinstance(data, list):
             raise FormatError(f"{path}: expected a list of schema objects")
-        for index, item in enumerate(data):
-            try:
-                entries.append(SpiderSchema.model_validate(item))
-            except ValidationError as error:
-                raise FormatError(f"{path}: schema {index}: {field_errors(error, limit=1)}") from None
+        entries += spider_schemas(data, path)
     return entries
 
 
@@ -136,10 +143,7 @@ def import_bis(path: str | Path, options: ImportOptions | None = None, **values:
             data = read_json(confined(root, qpath, str(qpath)))
             if not isinstance(data, list):
                 raise FormatError(f"{qpath}: expected a JSON list of questions")
-            for position, item in enumerate(data):
-                where = f"{qpath}: question {position}"
-                if not isinstance(item, dict):
-                    raise FormatError(f"{where}: expected an object")
+            for _, where, item in json_objects(enumerate(data), f"{qpath}: question"):
                 db_id, query, text = (_text_field(item, key, where) for key in _REQUIRED)
                 plain_name(db_id, f"{where}: field 'db_id'")
                 if db_id not in databases:

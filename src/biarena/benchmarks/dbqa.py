@@ -6,7 +6,7 @@ from typing import Any
 from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
 from biarena.benchmarks.import_options import ImportOptions
-from biarena.benchmarks.json_file import read_json, text_field
+from biarena.benchmarks.json_file import json_objects, read_json, text_field
 from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
@@ -53,10 +53,7 @@ def import_dbqa(path: str | Path, options: DBQAOptions | None = None, **values: 
     questions: list[Question] = []
     counters: dict[str, int] = {}
     seen: dict[str, str] = {}
-    for place, item in _records(source):
-        where = f"{source} {place}"
-        if not isinstance(item, dict):
-            raise FormatError(f"{where}: expected an object")
+    for place, where, item in json_objects(_records(source), str(source)):
         text = text_field(item, "question", where, required=True)
         db_id = plain_name(str(text_field(item, "db_id", where, required=True)), f"{where}: field 'db_id'")
         if db_id not in refs:

@@ -1,13 +1,16 @@
 """Text and JSON input files read strictly: bad UTF-8, bad JSON, deep nesting and huge numbers are FormatErrors."""
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from biarena.errors import FormatError
 from biarena.text_file import decode_text, read_text
 
-__all__ = ["decode_text", "parse_json", "read_json", "read_text", "text_field"]
+__all__ = ["decode_text", "json_objects", "parse_json", "read_json", "read_text", "text_field"]
+
+Place = TypeVar("Place")
 
 
 def parse_json(text: str, where: str, *, one_line: bool = False) -> Any:
@@ -39,3 +42,13 @@ def text_field(item: dict, key: str, where: str, *, required: bool = False) -> s
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise FormatError(f"{where}: field '{key}' must be text, not {type(value).__name__}")
     return str(value).strip()
+
+
+def json_objects(entries: Iterable[tuple[Place, Any]], at: str) -> Iterator[tuple[Place, str, dict[str, Any]]]:
+    """Each (place, value) of `entries` as (place, where, object), `where` naming it `{at} {place}`; FormatError at
+    the first value that is not a JSON object."""
+    for place, item in entries:
+        where = f"{at} {place}"
+        if not isinstance(item, dict):
+            raise FormatError(f"{where}: expected an object")
+        yield place, where, item

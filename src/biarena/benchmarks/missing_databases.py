@@ -4,6 +4,7 @@ Spider, Spider 2.0-lite), the questions it leaves out, and what an importer retu
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from biarena.benchmarks.anchor import Now, anchor_benchmark
 from biarena.benchmarks.import_options import ImportOptions
 from biarena.benchmarks.shown import shown
 from biarena.errors import FormatError, NotFoundError
@@ -71,3 +72,12 @@ class MissingDatabases:
         """Refuse an import that skipped every question."""
         if not imported and self.questions:
             raise FormatError(f"{source}: no question's database is present ({self.note()})")
+
+    def imported(self, benchmark: Benchmark, source: str, now: Now | str) -> LayoutImport:
+        """What an importer of `source` returns: `benchmark` anchored at `now`, with the note of the questions it
+        skipped; FormatError when it has no questions."""
+        self.check_some(len(benchmark.questions), source)
+        if not benchmark.questions:
+            raise FormatError(f"{source}: no questions")
+        note = self.note()
+        return LayoutImport(anchor_benchmark(benchmark, now), [note] if note else [])

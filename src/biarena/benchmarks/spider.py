@@ -4,12 +4,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
-from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
-from biarena.benchmarks.bis import SpiderSchema, spider_glossary
-from biarena.benchmarks.json_file import read_json, text_field
+from biarena.benchmarks.bis import SpiderSchema, spider_glossary, spider_schemas
+from biarena.benchmarks.json_file import json_objects, read_json, text_field
 from biarena.benchmarks.missing_databases import LayoutImport, LayoutOptions, MissingDatabases
 from biarena.benchmarks.paths import confined, plain_name, regular_file
 from biarena.benchmarks.shown import shown
@@ -17,7 +14,6 @@ from biarena.benchmarks.spider_hardness import spider_hardness
 from biarena.errors import FormatError, NotFoundError
 from biarena.options import takes
 from biarena.records import Benchmark, DatabaseRef, Question
-from biarena.yaml_model import field_errors
 
 DATABASE_FOLDERS = ("database", "test_database")
 """Where the databases are looked for, in this order (Spider's test release names its folder test_database)."""
@@ -37,15 +33,7 @@ def _schemas(root: Path) -> dict[str, SpiderSchema]:
     data = read_json(regular_file(confined(root, path, str(path)), "tables.json"))
     if not isinstance(data, list):
         raise FormatError(f"{path}: expected a JSON list of schemas")
-    found: dict[str, SpiderSchema] = {}
-    for index, item in enumerate(data):
-        try:
-            entry = SpiderSchema.model_validate(item)
-        except ValidationError as error:
-            raise FormatError(f"{path}: schema {index}: {field_errors(error, limit=1)}") from None
-        if entry.db_id:
-            found[entry.db_id] = entry
-    return found
+    return {entry.db_id: entry for entry in spider_schemas(data, path) if entry.db_id}
 
 
 def _database(root: Path, db_id: str, schemas: dict[str, SpiderSchema], where: str) -> DatabaseRef:
@@ -80,10 +68,7 @@ def import_spider(path: str | Path, options: SpiderOptions | None = None, **valu
     refs: dict[str, DatabaseRef] = {}
     questions: list[Question] = []
     missing = MissingDatabases(chosen.skip_missing)
-    for position, item in enumerate(data):
-        where = f"{source}: question {position}"
-        if not isinstance(item, dict):
-            raise FormatError(f"{where}: expected an object")
+    for position, where, item in json_objects(enumerate(data), f"{source}: question"):
         db_id = plain_name(str(text_field(item, "db_id", where, required=True)), f"{where}: field 'db_id'")
         text = str(text_field(item, "question", where, required=True))
         query = str(text_field(item, "query", where, required=True))
@@ -100,9 +85,6 @@ def import_spider(path: str | Path, options: SpiderOptions | None = None, **valu
                 complexity=hardness,
             )
         )
-    missing.check_some(len(questions), str(source))
-    if not questions:
-        raise FormatError(f"{source}: no questions")
     benchmark = Benchmark(
         name=f"spider-{chosen.split}",
         description="Imported from Spider 1.0 (cross-domain text-to-SQL).",
@@ -110,5 +92,4 @@ def import_spider(path: str | Path, options: SpiderOptions | None = None, **valu
         databases=refs,
         questions=questions,
     )
-    note = missing.note()
-    return LayoutImport(anchor_benchmark(benchmark, chosen.now), [note] if note else [])
+    return missing.imported(benchmark, str(source), chosen.now)

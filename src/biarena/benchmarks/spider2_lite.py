@@ -8,7 +8,7 @@ from typing import Any
 
 from biarena.benchmarks.anchor import anchor_benchmark
 from biarena.benchmarks.archive import check_sqlite
-from biarena.benchmarks.json_file import read_text, text_field
+from biarena.benchmarks.json_file import json_objects, read_text, text_field
 from biarena.benchmarks.jsonl import read_jsonl
 from biarena.benchmarks.missing_databases import LayoutImport, LayoutOptions, MissingDatabases
 from biarena.benchmarks.paths import confined, plain_name, regular_file
@@ -36,10 +36,8 @@ def _settings(path: Path, root: Path) -> dict[str, dict[str, Any]]:
     if not (path.exists() or path.is_symlink()):
         raise NotFoundError(f"{root}: no {GOLD / EVAL_SETTINGS}")
     found: dict[str, dict[str, Any]] = {}
-    for number, item in read_jsonl(regular_file(confined(root, path, str(path)), "evaluation settings")):
-        where = f"{path} line {number}"
-        if not isinstance(item, dict):
-            raise FormatError(f"{where}: expected an object")
+    settings = read_jsonl(regular_file(confined(root, path, str(path)), "evaluation settings"))
+    for _, where, item in json_objects(settings, f"{path} line"):
         instance = str(text_field(item, "instance_id", where, required=True))
         columns = item.get("condition_cols") or None
         if columns is not None and not _column_lists(columns):
@@ -108,10 +106,7 @@ def import_spider2_lite(path: str | Path, options: LayoutOptions | None = None, 
     cloud = 0
     without_gold: list[str] = []
     missing = MissingDatabases(chosen.skip_missing)
-    for number, item in read_jsonl(source):
-        where = f"{source} line {number}"
-        if not isinstance(item, dict):
-            raise FormatError(f"{where}: expected an object")
+    for number, where, item in json_objects(read_jsonl(source), f"{source} line"):
         instance = str(text_field(item, "instance_id", where, required=True))
         if not instance.lower().startswith(LOCAL_PREFIX):
             cloud += 1

@@ -16,7 +16,6 @@ from biarena.scoring.tolerance import MAX_DECIMALS, Tolerance
 __all__ = ["MAX_DECIMALS", "Tolerance"]  # re-exported: the comparison code's settings
 
 
-
 def _canonical(value: Any) -> Any:
     if value is None:
         return None

@@ -40,3 +40,28 @@ def test_other_warnings_go_on_to_python_s_own_handling(capsys: pytest.CaptureFix
 def test_outside_the_command_line_they_are_python_warnings() -> None:
     with pytest.warns(BiarenaWarning, match="asked without"):
         notify(Notice("note", "asked without"))
+
+
+def test_a_campaign_worker_s_warnings_are_raised_again_where_the_campaign_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from biarena.campaign import run_cell as worker
+
+    def work(task: object, gate: object) -> worker.CellResult:
+        notify(Notice("note", "the server gives no log-probabilities; asked without"))
+        warn("agent 'broken' cannot be loaded")
+        return worker.CellResult.model_construct(cell="c")
+
+    monkeypatch.setattr(worker, "_run_cell", work)
+    result = worker.run_cell(None)  # type: ignore[arg-type]
+    assert result.warnings == [
+        (True, "the server gives no log-probabilities; asked without"),
+        (False, "agent 'broken' cannot be loaded"),
+    ]
+    assert capsys.readouterr().err == ""
+    with warning_lines():
+        worker.raise_again(result)
+    assert capsys.readouterr().err.splitlines() == [
+        "the server gives no log-probabilities; asked without",
+        "warning: agent 'broken' cannot be loaded",
+    ]

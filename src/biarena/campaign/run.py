@@ -10,7 +10,7 @@ from typing import Any
 
 from biarena.campaign.folder import CampaignFolder
 from biarena.campaign.plan import load_plan
-from biarena.campaign.run_cell import CellResult, CellTask
+from biarena.campaign.run_cell import CellResult, CellTask, raise_again
 from biarena.campaign.units import Cell, expand_plan
 from biarena.errors import UsageError, did_you_mean
 from biarena.records import Question
@@ -146,6 +146,7 @@ def run_campaign(
         # closed before the session ends: the engine lets go of what it holds on the cluster while joined to it
         with closing(_results(runner, tasks, workers, out)) as results:
             for result in results:
+                raise_again(result)
                 cell = by_key[result.cell]
                 write_result(folder, cell, questions[cell.key], result)
                 cells_now += 1

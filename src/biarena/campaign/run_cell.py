@@ -2,12 +2,14 @@
 in a private run file, whose contents go back to the campaign's one writer."""
 
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from biarena.campaign.units import Cell, WorkUnit
+from biarena.errors import BiarenaWarning, NoteWarning
 from biarena.records import Answer, RunSpec, ScoreRecord
 
 
@@ -34,11 +36,36 @@ class CellResult(BaseModel):
     """Statement results scoring kept: (database, role, sql, JSON)."""
     units: list[str]
     """The ids of the units done."""
+    warnings: list[tuple[bool, str]] = []
+    """The BiarenaWarnings raised while the worker ran, in order: (a model's note, its text); the campaign's
+    process raises them again, where they are shown."""
+
+
+_RAISED = {True: NoteWarning, False: BiarenaWarning}
+
+
+def raise_again(result: CellResult) -> None:
+    """Raise in this process the BiarenaWarnings a worker recorded (they are shown where the campaign runs)."""
+    for note, text in result.warnings:
+        warnings.warn(text, _RAISED[note], stacklevel=2)
 
 
 def run_cell(task: CellTask, gate: Any = None) -> CellResult:
     """Answer the cell's unanswered questions and apply its units' scorers; nothing is written outside a temporary
-    folder. `gate`, when given, holds model servers' `connections` limits across workers."""
+    folder. `gate`, when given, holds model servers' `connections` limits across workers. BiarenaWarnings are
+    recorded in the result rather than shown here (a worker may have no terminal to show them on)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BiarenaWarning)
+        result = _run_cell(task, gate)
+    for found in caught:
+        if isinstance(found.message, BiarenaWarning):
+            result.warnings.append((isinstance(found.message, NoteWarning), str(found.message)))
+        else:
+            warnings.showwarning(found.message, found.category, found.filename, found.lineno)
+    return result
+
+
+def _run_cell(task: CellTask, gate: Any) -> CellResult:
     from biarena.benchmarks import resolve_benchmark
     from biarena.db import DatabasePool, SandboxLimits
     from biarena.llm.shared_limit import share_limits

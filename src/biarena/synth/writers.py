@@ -6,8 +6,10 @@ generation metadata in a `_biarena_synth` table (key, value).
 """
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,11 +40,7 @@ class TableDef:
 
 def timestamp_text(values: np.ndarray) -> list:
     """`YYYY-MM-DD HH:MM:SS` for each int64 second (None stays None; text already made is kept)."""
-    if values.dtype.kind == "U":
-        return values.tolist()
-    if values.dtype == object:
-        return [None if v is None else timestamp_text(np.array([v], dtype=np.int64))[0] for v in values.tolist()]
-    return timestamp_strings(values).tolist()
+    return _text_list(values, timestamp_strings)
 
 
 def timestamp_strings(values: np.ndarray) -> np.ndarray:
@@ -56,11 +54,7 @@ def timestamp_strings(values: np.ndarray) -> np.ndarray:
 
 def date_text(values: np.ndarray) -> list:
     """`YYYY-MM-DD` for each int64 day (text already made is kept)."""
-    if values.dtype.kind == "U":
-        return values.tolist()
-    if values.dtype == object:
-        return [None if v is None else date_text(np.array([v], dtype=np.int64))[0] for v in values.tolist()]
-    return date_strings(values).tolist()
+    return _text_list(values, date_strings)
 
 
 def date_strings(values: np.ndarray) -> np.ndarray:
@@ -68,6 +62,15 @@ def date_strings(values: np.ndarray) -> np.ndarray:
     if values.dtype == object:
         return values
     return np.datetime_as_string(values.astype("datetime64[D]"))
+
+
+def _text_list(values: np.ndarray, strings: Callable[[np.ndarray], np.ndarray]) -> list:
+    """The `strings` of int64 `values` as a list (None stays None; text already made is kept)."""
+    if values.dtype.kind == "U":
+        return values.tolist()
+    if values.dtype == object:
+        return [None if v is None else strings(np.array([v], dtype=np.int64)).tolist()[0] for v in values.tolist()]
+    return strings(values).tolist()
 
 
 def create_sql(table: TableDef, types: dict[str, str]) -> str:
@@ -81,8 +84,41 @@ def create_sql(table: TableDef, types: dict[str, str]) -> str:
     return compose("CREATE TABLE {name} ({columns})", name=table.name, columns=columns)
 
 
-class SqliteWriter:
+class _DatabaseWriter:
+    """What the writers into one database file share: each table made with the engine's column types, and the
+    metadata table stored as the transaction is committed."""
+
+    column_types: dict[str, str]
+    """The engine's SQL type of each generator type (int/float/text/timestamp/date)."""
+    after_commit: tuple[str, ...] = ()
+    """Statements run after the commit, before the connection closes."""
+    conn: Any
+    types: dict[str, dict[str, str]]
+
+    def create(self, table: TableDef) -> None:
+        """Create the table with its key and references."""
+        self.conn.execute(create_sql(table, self.column_types))
+        self.types[table.name] = table.types
+
+    def close(self, meta: dict[str, str]) -> None:
+        """Store the metadata and commit."""
+        text = Sql(self.column_types["text"])
+        self.conn.execute(compose("CREATE TABLE {meta} (key {text} PRIMARY KEY, value {text})", meta=_META, text=text))
+        self.conn.executemany(compose("INSERT INTO {meta} VALUES (?, ?)", meta=_META), list(meta.items()))
+        self.conn.execute("COMMIT")
+        for statement in self.after_commit:
+            self.conn.execute(statement)
+        self.conn.close()
+
+    def abort(self) -> None:
+        """Drop the connection without committing."""
+        self.conn.close()
+
+
+class SqliteWriter(_DatabaseWriter):
     """One SQLite file; rows go in with executemany inside one transaction."""
+
+    column_types = _SQLITE_TYPES
 
     def __init__(self, path: Path) -> None:
         self.conn = sqlite3.connect(path, isolation_level=None)
@@ -91,11 +127,6 @@ class SqliteWriter:
         self.conn.execute("PRAGMA synchronous = OFF")
         self.conn.execute("BEGIN")
         self.types: dict[str, dict[str, str]] = {}
-
-    def create(self, table: TableDef) -> None:
-        """Create the table with its key and references."""
-        self.conn.execute(create_sql(table, _SQLITE_TYPES))
-        self.types[table.name] = table.types
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
         """Insert one chunk, ROWS_PER_INSERT rows a statement (the rows, their order and the file are the same as one
@@ -123,20 +154,12 @@ class SqliteWriter:
             insert = compose("INSERT INTO {table} VALUES {row}", table=table, row=Sql(row))
             self.conn.executemany(insert, grid[whole:].tolist())
 
-    def close(self, meta: dict[str, str]) -> None:
-        """Store the metadata and commit."""
-        self.conn.execute(compose("CREATE TABLE {meta} (key TEXT PRIMARY KEY, value TEXT)", meta=_META))
-        self.conn.executemany(compose("INSERT INTO {meta} VALUES (?, ?)", meta=_META), list(meta.items()))
-        self.conn.execute("COMMIT")
-        self.conn.close()
 
-    def abort(self) -> None:
-        """Drop the connection without committing."""
-        self.conn.close()
-
-
-class DuckdbWriter:
+class DuckdbWriter(_DatabaseWriter):
     """One DuckDB file; chunks go in as Arrow tables."""
+
+    column_types = _DUCKDB_TYPES
+    after_commit = ("CHECKPOINT",)
 
     def __init__(self, path: Path) -> None:
         import duckdb
@@ -146,29 +169,12 @@ class DuckdbWriter:
         self.conn.execute("BEGIN TRANSACTION")
         self.types: dict[str, dict[str, str]] = {}
 
-    def create(self, table: TableDef) -> None:
-        """Create the table with its key and references."""
-        self.conn.execute(create_sql(table, _DUCKDB_TYPES))
-        self.types[table.name] = table.types
-
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
         """Insert one chunk."""
         chunk = arrow_table(self.types[table], data)
         self.conn.register("_biarena_chunk", chunk)
         self.conn.execute(compose("INSERT INTO {table} SELECT * FROM _biarena_chunk", table=table, dialect="duckdb"))
         self.conn.unregister("_biarena_chunk")
-
-    def close(self, meta: dict[str, str]) -> None:
-        """Store the metadata and commit."""
-        self.conn.execute(compose("CREATE TABLE {meta} (key VARCHAR PRIMARY KEY, value VARCHAR)", meta=_META))
-        self.conn.executemany(compose("INSERT INTO {meta} VALUES (?, ?)", meta=_META), list(meta.items()))
-        self.conn.execute("COMMIT")
-        self.conn.execute("CHECKPOINT")
-        self.conn.close()
-
-    def abort(self) -> None:
-        """Drop the connection without committing."""
-        self.conn.close()
 
 
 class ParquetWriter:
@@ -184,8 +190,7 @@ class ParquetWriter:
         """Open the table's file."""
         import pyarrow.parquet as pq
 
-        schema = arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
-        self.writers[table.name] = pq.ParquetWriter(self.path / f"{table.name}.parquet", schema)
+        self.writers[table.name] = pq.ParquetWriter(self.path / f"{table.name}.parquet", arrow_schema(table))
         self.types[table.name] = table.types
 
     def append(self, table: str, data: dict[str, np.ndarray]) -> None:
@@ -210,8 +215,7 @@ class ParquetPart:
     def __init__(self, path: Path, table: TableDef, meta: dict[str, str]) -> None:
         import pyarrow.parquet as pq
 
-        schema = arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
-        self.writer = pq.ParquetWriter(path, schema.with_metadata(meta))
+        self.writer = pq.ParquetWriter(path, arrow_schema(table).with_metadata(meta))
         self.types = table.types
 
     def append(self, data: dict[str, np.ndarray]) -> None:
@@ -221,6 +225,11 @@ class ParquetPart:
     def close(self) -> None:
         """Finish the file."""
         self.writer.close()
+
+
+def arrow_schema(table: TableDef) -> Any:
+    """The Arrow schema of `table`'s columns (a `pyarrow.Schema`)."""
+    return arrow_table(table.types, {c: np.array([], dtype=object) for c in table.types}).schema
 
 
 def write_meta(folder: Path, meta: dict[str, str]) -> None:

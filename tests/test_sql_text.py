@@ -17,13 +17,8 @@ _CLAUSE = re.compile(r"\b(SELECT|FROM|INSERT INTO|CREATE TABLE|CREATE VIEW|DROP 
 HELPER = "db/sql_text.py"
 
 ALLOWED = {
-    "synth/reader.py": "not yet on compose: views over Parquet files and the metadata read",
     "db/postgres_rows.py": "wraps the caller's statement, already written, in a cursor",
-    "db/clock.py": "`SELECT` of an expression sqlglot already rendered for the engine",
-    "db/duckdb_database.py": "preview of a table whose name comes quoted from the catalog",
     "db/server_database.py": "role check built from an array of literals",
-    "db/sqlite_database.py": "preview of a table whose name comes quoted from the catalog",
-    "db/sqlite_serve.py": "PRAGMA hard_heap_limit takes no parameter; the value is an int",
     "sqlite_migrations.py": "PRAGMA user_version takes no parameter; the value is an int; below the db layer",
 }
 """Files still holding SQL f-strings, with the reason each; the list only shrinks."""

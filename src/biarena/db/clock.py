@@ -28,6 +28,7 @@ from biarena.db.clock_names import (
 from biarena.db.clock_strings import CLOCK_WORD, anchored_string, cast_target, clock_string_action, refusal
 from biarena.db.dialect import dialect_of
 from biarena.db.errors import SqlRejected
+from biarena.db.sql_text import Sql, compose
 
 # Dialects with PostgreSQL's one-argument age(x) but no engine here: the time from x to today's midnight.
 _AGE_DIALECTS = frozenset({"redshift", "materialize", "risingwave"})
@@ -327,7 +328,7 @@ def fold_sqlite_time_calls(tree: exp.Expression, *, copy: bool = True) -> exp.Ex
                         node.replace(moment)
                 continue
             try:
-                value = conn.execute(f"SELECT {generated}").fetchone()[0]
+                value = conn.execute(compose("SELECT {value}", value=Sql(generated))).fetchone()[0]
             except sqlite3.Error:
                 continue
             if value is None:

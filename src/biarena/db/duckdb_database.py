@@ -13,6 +13,7 @@ from typing import Any
 from biarena.db.database import Database
 from biarena.db.engine_process import EngineProcess
 from biarena.db.result import QueryResult
+from biarena.db.sql_text import compose
 from biarena.errors import NotFoundError, UsageError
 
 _MAGIC = b"DUCK"
@@ -98,8 +99,7 @@ class DuckDatabase(Database):
 
     def sample_rows(self, table: str, limit: int) -> QueryResult:
         """Return up to `limit` rows of `table`."""
-        quoted = '"' + table.replace('"', '""') + '"'
-        columns, rows = self._internal(f"SELECT * FROM {quoted} LIMIT {int(limit)}")
+        columns, rows = self._internal(compose("SELECT * FROM {table} LIMIT {limit}", table=table, limit=int(limit)))
         return QueryResult(columns, rows)
 
     def close(self) -> None:

@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Formatter
 
-from sqlglot import exp
-
 
 class Sql(str):
     """SQL text already assembled (by `compose`, or written out whole in the code): inserted as it is."""
@@ -34,11 +32,15 @@ _ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def quote_identifier(name: str, dialect: str | None = None) -> Sql:
     """A table or column name quoted for the dialect, whatever characters it holds."""
+    from sqlglot import exp  # loaded when first needed: an engine process composes without parsing
+
     return Sql(exp.to_identifier(name, quoted=True).sql(dialect=dialect))
 
 
 def quote_literal(value: object, dialect: str | None = None) -> Sql:
     """A Python value (text, number, bytes, None, bool) as an SQL literal of the dialect."""
+    from sqlglot import exp
+
     return Sql(exp.convert(value).sql(dialect=dialect))
 
 

@@ -14,6 +14,7 @@ from biarena.db.database import Database
 from biarena.db.engine_process import MEMORY_MARGIN, EngineProcess
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.result import QueryResult
+from biarena.db.sql_text import compose
 from biarena.db.sqlite_dialect import SQLITE
 from biarena.db.sqlite_serve import sqlite_temp_bytes
 from biarena.errors import NotFoundError
@@ -134,8 +135,7 @@ class SqliteDatabase(Database):
 
     def sample_rows(self, table: str, limit: int) -> QueryResult:
         """Return up to `limit` rows of `table`."""
-        quoted = '"' + table.replace('"', '""') + '"'
-        columns, rows = self._internal(f"SELECT * FROM {quoted} LIMIT ?", (limit,))
+        columns, rows = self._internal(compose("SELECT * FROM {table} LIMIT ?", table=table), (limit,))
         return QueryResult(columns, rows)
 
     def close(self) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout, SqlTooLarge
 from biarena.db.fetch_capped import fetch_capped
 from biarena.db.limits import format_size
+from biarena.db.sql_text import compose
 
 _ALLOWED_ACTIONS = frozenset(
     {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
@@ -83,7 +84,7 @@ class SqliteEngine:
         self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         if hasattr(self._conn, "enable_load_extension"):
             self._conn.enable_load_extension(False)
-        self._conn.execute(f"PRAGMA hard_heap_limit = {self._heap_limit}")
+        self._conn.execute(compose("PRAGMA hard_heap_limit = {limit}", limit=int(self._heap_limit)))
         # Set once: setting an authorizer expires every prepared statement, and a statement run again (a gold query
         # per language, a re-score) reuses its compiled form, which the authorizer passed when it was compiled.
         self._conn.set_authorizer(self._authorize)

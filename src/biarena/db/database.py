@@ -21,7 +21,7 @@ from biarena.db.clock_text import anchor_sqlite_text, may_read_clock
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
 from biarena.db.fetch_capped import fetch_capped
 from biarena.db.guard import check_read_only, parse_statements
-from biarena.db.limits import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, LIMIT_FIELDS, SandboxLimits
+from biarena.db.limits import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, LIMIT_FIELDS, Limited, SandboxLimits
 from biarena.db.result import QueryResult
 
 _KEPT_STATEMENTS = 2048
@@ -49,7 +49,7 @@ class PreparedStatement:
         return self._tree
 
 
-class Database(ABC):
+class Database(Limited, ABC):
     """A read-only database that runs untrusted SQL within SandboxLimits (time, rows, bytes, memory, temp)."""
 
     dialect: str = "sqlite"
@@ -99,16 +99,6 @@ class Database(ABC):
         """Drop the checked, rewritten statements kept for reuse."""
         with self._lock:
             self._anchored.clear()
-
-    @property
-    def timeout(self) -> float:
-        """Seconds allowed per statement."""
-        return self.limits.timeout
-
-    @property
-    def max_rows(self) -> int:
-        """Rows kept per statement."""
-        return self.limits.max_rows
 
     def prepare_statement(self, sql: str, dialect: str | None = None, now: datetime | None = None) -> PreparedStatement:
         """Check `sql`, anchor its clock to `now`, and return what this engine runs, with its tree."""

@@ -105,3 +105,19 @@ def format_size(value: int, *, count: bool = False, unit_sep: str = " ") -> str:
 
 LIMIT_FIELDS = tuple(f.name for f in fields(SandboxLimits))
 """Every SandboxLimits field name."""
+
+
+class Limited:
+    """What runs statements within `limits` (a database, a pool of them), with its timeout and row cap at hand."""
+
+    limits: SandboxLimits
+
+    @property
+    def timeout(self) -> float:
+        """Seconds allowed per statement."""
+        return self.limits.timeout
+
+    @property
+    def max_rows(self) -> int:
+        """Rows kept per statement."""
+        return self.limits.max_rows

@@ -7,13 +7,13 @@ from dataclasses import replace
 from typing import Any
 
 from biarena.db.database import Database
-from biarena.db.limits import SandboxLimits
+from biarena.db.limits import Limited, SandboxLimits
 from biarena.db.open_database import open_database
 from biarena.errors import NotFoundError
 from biarena.records import Benchmark
 
 
-class DatabasePool:
+class DatabasePool(Limited):
     """Opens each benchmark database once; `overrides` maps names (or '*') to other URLs.
 
     Every database gets the same sandbox `limits` (keyword overrides such as `timeout=` replace single ones).
@@ -35,16 +35,6 @@ class DatabasePool:
         self._open: dict[str, Database] = {}
         self._lock = threading.Lock()
         self._starting: list[threading.Thread] = []
-
-    @property
-    def timeout(self) -> float:
-        """Seconds allowed per statement."""
-        return self.limits.timeout
-
-    @property
-    def max_rows(self) -> int:
-        """Rows kept per statement."""
-        return self.limits.max_rows
 
     def location(self, name: str) -> str:
         """Return where database `name` is read from."""

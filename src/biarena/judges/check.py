@@ -12,7 +12,7 @@ scores are equal.
 
 import random
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from biarena.agents import AgentEnv
@@ -106,17 +106,6 @@ def _baselines(pair: Pair, seed: int, index: int) -> dict[str, str]:
         name: terms[rule(pair.good.text or "", pair.degraded.text or "", reference, rng)]
         for name, rule in BASELINES.items()
     }
-
-
-def _context_for(base: ScorerContext, seed: int) -> ScorerContext:
-    return ScorerContext(
-        scoring=base.scoring,
-        model=base.model,
-        rubric=base.rubric,
-        rubric_hash=base.rubric_hash,
-        temperature=base.temperature,
-        seed=seed,
-    )
 
 
 def _safe_judge(judge: JudgeScorer, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
@@ -256,7 +245,7 @@ def _check_scores(
     again: dict[str, Judgement] = {}
     for qid, pair in goods.items():
         first[qid] = judged(pair.question, pair.good, base)
-        again[qid] = judged(pair.question, pair.good, _context_for(base, base.seed + CONSISTENCY_SEED))
+        again[qid] = judged(pair.question, pair.good, replace(base, seed=base.seed + CONSISTENCY_SEED))
     results: list[PairResult] = []
     for index, pair in enumerate(pairs):
         good = first[pair.question.id]

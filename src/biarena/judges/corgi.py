@@ -5,6 +5,7 @@ sub-metrics; the final score is the mean of the applicable dimensions, with SER 
 (its raw fraction is what `corgi.ser` records).
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
@@ -179,6 +180,23 @@ class Scored:
     reasons: dict[str, str]
 
 
+def opening(question: Question, answer: Answer, context: ScorerContext) -> tuple[CorgiRubric, str, SqlSuccess]:
+    """What a CORGI judge starts from: the rubric, the question's type and the answer's SQL success."""
+    return corgi_rubric(context.rubric or {}), corgi_type(question) or "", sql_success(question, answer, context)
+
+
+def failed_judgement(
+    produces: Iterable[str], qtype: str, ser: SqlSuccess, trace: list[TraceEntry], error: Exception
+) -> Judgement:
+    """The judgement of an answer whose judging failed (a reply that stayed invalid): no scores, with the reason."""
+    return Judgement(
+        scores=dict.fromkeys(produces),
+        sub_scores={"question_type": qtype, "ser": {"ran": ser.ran, "total": ser.total}},
+        trace=trace,
+        failed=str(error),
+    )
+
+
 def aggregate(
     rubric: CorgiRubric, applicable: list[str], scored: Scored, ser: SqlSuccess, prefix: str
 ) -> tuple[dict[str, float | None], dict[str, float]]:
@@ -271,10 +289,8 @@ class CorgiJudge(JudgeScorer):
 
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Discriminate, score each dimension, aggregate."""
-        rubric = corgi_rubric(context.rubric or {})
-        qtype = corgi_type(question) or ""
+        rubric, qtype, ser = opening(question, answer, context)
         trace: list[TraceEntry] = []
-        ser = sql_success(question, answer, context)
         general = rubric.general(qtype)
         try:
             picked = self._discriminate(rubric, qtype, question, answer, context, trace, general)
@@ -304,12 +320,7 @@ class CorgiJudge(JudgeScorer):
                 scored.values.update(part.values)
                 scored.reasons.update(part.reasons)
         except JudgeReplyError as error:
-            return Judgement(
-                scores=dict.fromkeys(self.produces),
-                sub_scores={"question_type": qtype, "ser": {"ran": ser.ran, "total": ser.total}},
-                trace=trace,
-                failed=str(error),
-            )
+            return failed_judgement(self.produces, qtype, ser, trace, error)
         scores, on_scale = aggregate(rubric, applicable, scored, ser, self.name)
         extras = sorted(set(picked) - set(general))
         rationale = f"{len(on_scale)} dimensions over {len(applicable)} sub-metrics" + (

@@ -7,16 +7,15 @@ from biarena.judges.corgi import (
     CorgiJudge,
     aggregate,
     corgi_infos,
-    corgi_type,
     details,
+    failed_judgement,
     header,
     metric_block,
+    opening,
     read_scores,
     reply_tokens,
     scores_schema,
-    sql_success,
 )
-from biarena.judges.rubric import corgi_rubric
 from biarena.records import Answer, Question
 
 
@@ -32,10 +31,8 @@ class CorgiSingleJudge(CorgiJudge):
 
     def judge(self, question: Question, answer: Answer, context: ScorerContext) -> Judgement:
         """Score every dimension in one call, then aggregate as `corgi` does."""
-        rubric = corgi_rubric(context.rubric or {})
-        qtype = corgi_type(question) or ""
+        rubric, qtype, ser = opening(question, answer, context)
         trace: list[TraceEntry] = []
-        ser = sql_success(question, answer, context)
         general = rubric.general(qtype)
         optional = [k for k in rubric.unique(qtype) if qtype in rubric.sub_metric(k).coverage.unique]
         asked = [k for k in general if rubric.sub_metric(k).computed is None]
@@ -58,12 +55,7 @@ class CorgiSingleJudge(CorgiJudge):
                 max_tokens=reply_tokens(len(keys)),
             )
         except JudgeReplyError as error:
-            return Judgement(
-                scores=dict.fromkeys(self.produces),
-                sub_scores={"question_type": qtype, "ser": {"ran": ser.ran, "total": ser.total}},
-                trace=trace,
-                failed=str(error),
-            )
+            return failed_judgement(self.produces, qtype, ser, trace, error)
         scored = read_scores(reply, keys)
         picked = [k for k in optional if k in scored.values]
         applicable = [m.key for d in rubric.dimensions for m in d.sub_metrics if m.key in general or m.key in picked]

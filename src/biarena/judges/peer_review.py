@@ -148,35 +148,29 @@ class PeerReviewJudge(JudgeScorer):
     def _stage(
         self, stage: str, prompts: dict[str, str], values: dict[str, str], context: ScorerContext, trace: list
     ) -> dict[str, Any]:
-        reviews = []
-        for i in range(self.options.reviewers):
-            prompt = render(prompts[f"{stage}_review"], f"{stage}_review", **values)
-            reply = context.ask(
-                trace,
-                f"reviewer {i + 1} / {stage}",
-                user(prompt),
-                DECISION_SCHEMA,
-                temperature=self.options.temperature,
-                seed=context.seed + i,
-                max_tokens=self.options.max_tokens,
-            )
-            reviews.append({"decision": reply["decision"], "rationale": str(reply["rationale"]).strip()})
+        reviews = self._decisions(
+            stage,
+            "reviewer",
+            prompts[f"{stage}_review"],
+            f"{stage}_review",
+            values,
+            context,
+            trace,
+            first_seed=context.seed,
+        )
         written = "\n\n".join(
             f"Reviewer {i + 1}: {r['decision']}. Rationale: {r['rationale']}" for i, r in enumerate(reviews)
         )
-        metas = []
-        for j in range(self.options.meta_reviewers):
-            prompt = render(prompts[f"{stage}_meta"], f"{stage}_meta", reviews=written, **values)
-            reply = context.ask(
-                trace,
-                f"meta-reviewer {j + 1} / {stage}",
-                user(prompt),
-                DECISION_SCHEMA,
-                temperature=self.options.temperature,
-                seed=context.seed + self.options.reviewers + j,
-                max_tokens=self.options.max_tokens,
-            )
-            metas.append({"decision": reply["decision"], "rationale": str(reply["rationale"]).strip()})
+        metas = self._decisions(
+            stage,
+            "meta-reviewer",
+            prompts[f"{stage}_meta"],
+            f"{stage}_meta",
+            {"reviews": written, **values},
+            context,
+            trace,
+            first_seed=context.seed + self.options.reviewers,
+        )
         review_votes = [r["decision"] == "Perfect" for r in reviews]
         meta_votes = [m["decision"] == "Perfect" for m in metas]
         return {
@@ -187,6 +181,34 @@ class PeerReviewJudge(JudgeScorer):
             "meta_unanimous": unanimous(meta_votes),
             "perfect": majority(meta_votes),
         }
+
+    def _decisions(
+        self,
+        stage: str,
+        role: str,
+        template: str,
+        name: str,
+        values: dict[str, str],
+        context: ScorerContext,
+        trace: list,
+        *,
+        first_seed: int,
+    ) -> list[dict[str, str]]:
+        """Each reviewer's (or meta-reviewer's) decision and rationale on the stage, seeds from `first_seed` on."""
+        count = self.options.reviewers if role == "reviewer" else self.options.meta_reviewers
+        decisions = []
+        for i in range(count):
+            reply = context.ask(
+                trace,
+                f"{role} {i + 1} / {stage}",
+                user(render(template, name, **values)),
+                DECISION_SCHEMA,
+                temperature=self.options.temperature,
+                seed=first_seed + i,
+                max_tokens=self.options.max_tokens,
+            )
+            decisions.append({"decision": reply["decision"], "rationale": str(reply["rationale"]).strip()})
+        return decisions
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """`biarena demo`: the main job on the embedded defaults, offline: build, run, score, report."""
 
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -88,11 +89,8 @@ def demo(
         agents=[a.strip() for a in agents.split(",") if a.strip()],
         model_options=list(model_option or []),
     )
-    view = _DemoView()
-    try:
+    with closing(_DemoView()) as view:
         result = execute_demo(settings, view)
-    finally:
-        view.close()
     _print_summary(result)
     out.print(f"report: [bold]{escape(str(result.report.resolve()))}[/bold]  (open it in a browser)")
 

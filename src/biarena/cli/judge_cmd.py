@@ -1,6 +1,7 @@
 """`biarena judge check`: how well a judge tells good answers from degraded copies of them."""
 
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,11 +88,8 @@ def check(
         judge_model_options=list(judge_model_option or []),
         options=[*(judge_option or []), *(option or [])],
     )
-    view = _CheckView()
-    try:
+    with closing(_CheckView()) as view:
         report = execute_judge_check(settings, view)
-    finally:
-        view.close()
     _show_check(report)
     write_check(report, settings, view)
 

@@ -1,6 +1,7 @@
 """`biarena score RUN`: apply scorers (the deterministic metrics unless others are named) to every answer of a run."""
 
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import typer
@@ -119,11 +120,8 @@ def score(
     settings = settings_from(
         ScoreSettings, locals(), options=list(option or []), judge_model_options=list(judge_model_option or [])
     )
-    view = ScoreView()
-    try:
+    with closing(ScoreView()) as view:
         outcome = execute_score(settings, view)
-    finally:
-        view.close()
     if outcome.stopped:
         raise typer.Exit(4)
 

@@ -61,7 +61,7 @@ def _literal(now: datetime, kind: str, dialect: str) -> exp.Expression:
         "date": now.strftime("%Y-%m-%d"),
         "time": now.strftime("%H:%M:%S"),
     }[kind]
-    if dialect == "sqlite":
+    if dialect_of(dialect).text_times:
         return exp.Literal.string(text)
     return exp.cast(exp.Literal.string(text), kind.upper())
 
@@ -108,13 +108,13 @@ def _anchor_edit(node: exp.Expression, now: datetime, dialect: str) -> Edit | No
     if isinstance(node, CLOCK_NODES):
         kind = "date" if isinstance(node, DATE_NODES) else "time" if isinstance(node, TIME_NODES) else "timestamp"
         return _site(node), lambda: _literal(now, kind, dialect)
-    if dialect == "sqlite" and isinstance(node, _EMPTY_CALLS) and not any(node.args.values()):
+    if dialect_of(dialect).text_times and isinstance(node, _EMPTY_CALLS) and not any(node.args.values()):
         return node, lambda: exp.Anonymous(this=node.sql_name().upper(), expressions=[_stamp(now)])
     if isinstance(node, exp.Anonymous):
         return _call_edit(node, now, dialect)
     if isinstance(node, exp.Literal) and node.is_string:
         return _string_edit(node, now, dialect)
-    if dialect == "sqlite" and _quoted_now_argument(node):
+    if dialect_of(dialect).text_times and _quoted_now_argument(node):
         return node, lambda: _stamp(now)
     return None
 
@@ -130,7 +130,7 @@ def _call_edit(node: exp.Anonymous, now: datetime, dialect: str) -> Edit | None:
             return _site(node), lambda: _literal(now, "time", dialect)
     if name == "unix_timestamp" and not node.expressions:  # MySQL: the current time in seconds
         return _site(node), lambda: exp.Anonymous(this="UNIX_TIMESTAMP", expressions=[_stamp(now)])
-    if dialect == "sqlite":
+    if dialect_of(dialect).text_times:
         if name in SQLITE_NOW_WHEN_EMPTY and not node.expressions:
             return node, lambda: exp.Anonymous(this=name.upper(), expressions=[_stamp(now)])
         if name == "strftime" and len(node.expressions) == 1:  # strftime(format) formats the current time
@@ -143,7 +143,7 @@ def _call_edit(node: exp.Anonymous, now: datetime, dialect: str) -> Edit | None:
 
 def _string_edit(node: exp.Literal, now: datetime, dialect: str) -> Edit | None:
     text = node.this
-    if dialect == "sqlite":
+    if dialect_of(dialect).text_times:
         # SQLite reads exactly 'now', in any case, and only as a time function's time value.
         if text.lower() == "now" and _is_sqlite_time_value(node):
             return node, lambda: _stamp(now)
@@ -179,12 +179,12 @@ def _anchor_edits(tree: exp.Expression, now: datetime, dialect: str) -> list[Edi
 def _guard_edits(tree: exp.Expression, now: datetime, dialect: str) -> list[Edit]:
     """Run-time checks of values only the run shows (see clock_guard): SQLite's time values, PostgreSQL's casts."""
     edits: list[Edit] = []
-    if dialect == "sqlite":
+    if dialect_of(dialect).text_times:
         for node in tree.find_all(*SQLITE_GUARD_NODES):
             for value in sqlite_time_values(node):
                 if sqlite_needs_guard(value):
                     edits.append((value, lambda value=value: guard_sqlite_time_value(value, now)))
-    elif dialect == "postgres":
+    elif dialect_of(dialect).function_casts:
         for node in tree.find_all(*_POSTGRES_GUARD_NODES):
             if postgres_cast_to_guard(node) is not None:
                 edits.append((_site(node), lambda node=node: guard_postgres_cast(*postgres_cast_to_guard(node))))
@@ -227,7 +227,7 @@ def anchor_clock(
     tree = _apply(tree, anchored)
     guarded = _guard_edits(tree, now, dialect) if guard else []
     tree = _apply(tree, guarded)
-    if dialect == "postgres" and (anchored or guarded):
+    if dialect_of(dialect).function_casts and (anchored or guarded):
         _cast_functions_as_casts(tree)
     return tree, bool(anchored or guarded)
 

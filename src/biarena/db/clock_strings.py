@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from sqlglot import exp
 
 from biarena.db.clock_names import CLOCK_FUNCTIONS, CLOCK_NODES
+from biarena.db.dialect import dialect_of
 from biarena.db.errors import SqlRejected
 
 CLOCK_WORD = re.compile(r"(?<![a-z])(now|today|tomorrow|yesterday)(?![a-z])", re.IGNORECASE)
@@ -78,7 +79,7 @@ def cast_target(node: exp.Expression, dialect: str) -> tuple[exp.Expression, exp
     PostgreSQL's function-style casts (`date(x)`, `pg_catalog.timestamp(x)`)."""
     if isinstance(node, exp.Cast):
         return node.this, node.to
-    if dialect != "postgres":
+    if not dialect_of(dialect).function_casts:
         return None
     if (
         isinstance(node, _CAST_FUNCTIONS)
@@ -275,7 +276,7 @@ def clock_string_action(literal: exp.Literal, dialect: str) -> str:
     if target is not None and target[0] is node:
         holds = type_holds_time(target[1], dialect)
         return "anchor" if holds else "leave" if holds is False else "refuse"
-    if dialect != "postgres":
+    if not dialect_of(dialect).function_casts:
         return "leave"
     return _postgres_action(literal)
 

@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 from biarena.db.clock import anchor_clock, fold_sqlite_time_calls
 from biarena.db.clock_guard import runtime_refusal
 from biarena.db.clock_text import anchor_sqlite_text, may_read_clock
+from biarena.db.dialect import dialect_of
 from biarena.db.errors import SqlError, SqlRejected, SqlTimeout
 from biarena.db.fetch_capped import fetch_capped
 from biarena.db.guard import check_read_only, parse_statements
@@ -95,6 +96,11 @@ class Database(Limited, ABC):
         with self._statement_lock, contextlib.suppress(Exception):
             self._run("SELECT 1", self.limits.timeout, 1)
 
+    @property
+    def _text_times(self) -> bool:
+        """True when the engine keeps times as text read by its time functions (SQLite), as its dialect says."""
+        return dialect_of(self.dialect).text_times
+
     def forget_statements(self) -> None:
         """Drop the checked, rewritten statements kept for reuse."""
         with self._lock:
@@ -121,7 +127,7 @@ class Database(Limited, ABC):
                 self._anchored.move_to_end(key)
                 return PreparedStatement(text, self.dialect)
         # SQLite's own clock reads are rewritten in the text, token by token; anything less plain is parsed.
-        text = anchor_sqlite_text(sql, now) if unparsed and now is not None and self.dialect == "sqlite" else None
+        text = anchor_sqlite_text(sql, now) if unparsed and now is not None and self._text_times else None
         statement = PreparedStatement(text, self.dialect) if text is not None else None
         if statement is None:
             statement = self._prepare_checked(sql, source, now)
@@ -141,7 +147,7 @@ class Database(Limited, ABC):
                 # The tree is this call's own parse: rewrite it in place. Run-time checks are written for the engine
                 # that runs the statement, so a statement in another dialect gets them once it is in the engine's.
                 tree, changed = anchor_clock(tree, now, source, copy=False, guard=source == self.dialect)
-            if source == "sqlite" and self.dialect != "sqlite":
+            if dialect_of(source).text_times and not self._text_times:
                 tree = fold_sqlite_time_calls(tree, copy=False)
             if source == self.dialect and not changed:
                 return PreparedStatement(sql, self.dialect, tree)

@@ -65,6 +65,17 @@ class Dialect:
     """True when strings such as 'now', 'today' or 'tomorrow' read the clock once cast to a time."""
     writes_questions: bool = False
     """True when generated questions' SQL is written for it."""
+    text_times: bool = False
+    """True when times are ISO text, read and moved by time functions (`date`, `datetime`, `strftime`) that take a
+    time value such as 'now' (SQLite): the clock is anchored in those values, and generated questions write times
+    as text and booleans as 0 and 1."""
+    function_casts: bool = False
+    """True when `date(x)` and `pg_catalog.timestamp(x)` are casts (PostgreSQL): the clock guards them and writes
+    them back as casts."""
+    to_char: bool = False
+    """True when a time is formatted by `TO_CHAR(time, 'YYYY-MM')` rather than `STRFTIME(time, '%Y-%m')`."""
+    rounds_numeric_only: bool = False
+    """True when ROUND to some digits takes only an exact number (PostgreSQL's NUMERIC), so a value is cast first."""
 
     def database_class(self) -> Any:
         """The Database class that opens this engine's files and URLs."""

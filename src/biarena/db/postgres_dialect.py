@@ -53,5 +53,8 @@ POSTGRES = Dialect(
     age_from_today=True,
     clock_strings=True,
     writes_questions=True,
+    function_casts=True,
+    to_char=True,
+    rounds_numeric_only=True,
 )
 """PostgreSQL, a server reached through SQLAlchemy."""

@@ -43,6 +43,7 @@ SQLITE = Dialect(
     file_suffixes=(".sqlite", ".sqlite3", ".db"),
     builtin_schemas=frozenset({"main"}),
     bounds_own_values=True,
+    text_times=True,
     writes_questions=True,
 )
 """SQLite, opened from any other file and `sqlite:///PATH` URLs."""

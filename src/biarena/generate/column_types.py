@@ -8,6 +8,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from biarena.db import Database
+from biarena.db.dialect import dialect_of
 from biarena.generate.sql_builder import ColumnRef, Storage
 
 _DATE_TYPES = {exp.DataType.Type.DATE, exp.DataType.Type.DATE32}
@@ -16,7 +17,7 @@ _DATE_TYPES = {exp.DataType.Type.DATE, exp.DataType.Type.DATE32}
 def storage_of(data_type: exp.DataType, dialect: str) -> Storage:
     """What a declared type means for the builders; on SQLite a declared DATE still holds text."""
     if data_type.is_type(*exp.DataType.TEMPORAL_TYPES):
-        if dialect == "sqlite":
+        if dialect_of(dialect).text_times:
             return "text"
         return "date" if data_type.this in _DATE_TYPES else "timestamp"
     if data_type.is_type(*exp.DataType.TEXT_TYPES):

@@ -16,7 +16,7 @@ from typing import Literal
 from sqlglot import exp
 from sqlglot.tokens import Tokenizer
 
-from biarena.db.dialect import dialects
+from biarena.db.dialect import dialect_of, dialects
 
 Storage = Literal["date", "timestamp", "text", "number", "boolean", "other"]
 """How an engine holds a column: native DATE / TIMESTAMP, text (ISO dates on SQLite), a number, or else."""
@@ -63,7 +63,7 @@ def literal(value: object, dialect: str) -> exp.Expression:
     if value is None:
         return exp.Null()
     if isinstance(value, bool):
-        return exp.Boolean(this=value) if dialect != "sqlite" else exp.Literal.number(int(value))
+        return exp.Literal.number(int(value)) if _text_times(dialect) else exp.Boolean(this=value)
     if isinstance(value, int | float | Decimal):
         return exp.Literal.number(value)
     if isinstance(value, datetime):
@@ -76,13 +76,18 @@ def literal(value: object, dialect: str) -> exp.Expression:
 def date_literal(day: date, dialect: str) -> exp.Expression:
     """A date: ISO text on SQLite (as its date() returns), a DATE elsewhere."""
     text = exp.Literal.string(day.isoformat())
-    return text if dialect == "sqlite" else exp.cast(text, exp.DataType.Type.DATE)
+    return text if _text_times(dialect) else exp.cast(text, exp.DataType.Type.DATE)
 
 
 def timestamp_literal(moment: datetime, dialect: str) -> exp.Expression:
     """A moment: `YYYY-MM-DD HH:MM:SS` text on SQLite (as its datetime() returns), a TIMESTAMP elsewhere."""
     text = exp.Literal.string(moment.replace(microsecond=0).isoformat(sep=" "))
-    return text if dialect == "sqlite" else exp.cast(text, exp.DataType.Type.TIMESTAMP)
+    return text if _text_times(dialect) else exp.cast(text, exp.DataType.Type.TIMESTAMP)
+
+
+def _text_times(dialect: str) -> bool:
+    """True when the dialect keeps times as ISO text and moves them with date(), datetime() and strftime()."""
+    return dialect_of(dialect).text_times
 
 
 def _call(name: str, *args: exp.Expression) -> exp.Anonymous:
@@ -104,7 +109,7 @@ def moment(ref: ColumnRef, dialect: str) -> exp.Expression:
     `YYYY-MM-DD HH:MM:SS`, so text comparisons with a moment's literal are exact.
     """
     node = column(ref)
-    if dialect == "sqlite":
+    if _text_times(dialect):
         return _call("datetime", node)
     if ref.storage not in ("date", "timestamp"):
         return exp.cast(node, exp.DataType.Type.TIMESTAMP)
@@ -113,7 +118,7 @@ def moment(ref: ColumnRef, dialect: str) -> exp.Expression:
 
 def day(ref: ColumnRef, dialect: str) -> exp.Expression:
     """The calendar day of a time column: `date(col)` on SQLite, a DATE elsewhere."""
-    if dialect == "sqlite":
+    if _text_times(dialect):
         return _call("date", column(ref))
     if ref.storage == "date":
         return column(ref)
@@ -122,7 +127,7 @@ def day(ref: ColumnRef, dialect: str) -> exp.Expression:
 
 def truncate(ref: ColumnRef, unit: TimeUnit, dialect: str) -> exp.Expression:
     """The start of the hour, day, week (Monday), month, quarter or year holding each value (a date; hour: a moment)."""
-    if dialect == "sqlite":
+    if _text_times(dialect):
         col = column(ref)
         if unit == "hour":
             return _call("strftime", _text("%Y-%m-%d %H:00:00"), col)
@@ -148,7 +153,7 @@ def truncate(ref: ColumnRef, unit: TimeUnit, dialect: str) -> exp.Expression:
 
 def date_part(ref: ColumnRef, part: DatePart, dialect: str) -> exp.Expression:
     """The year, quarter (1-4), month (1-12), day of month or hour of each value, as an integer."""
-    if dialect == "sqlite":
+    if _text_times(dialect):
         if part == "quarter":
             months = exp.Add(this=date_part(ref, "month", dialect), expression=exp.Literal.number(2))
             # typed: SQLite's integer division, as the integers are
@@ -159,7 +164,7 @@ def date_part(ref: ColumnRef, part: DatePart, dialect: str) -> exp.Expression:
 
 def day_of_week(ref: ColumnRef, dialect: str) -> exp.Expression:
     """The day of the week as an integer, 0 for Sunday to 6 for Saturday (SQLite's `%w`, PostgreSQL's DOW)."""
-    if dialect == "sqlite":
+    if _text_times(dialect):
         return _integer(_call("strftime", _text("%w"), column(ref)))
     return _integer(exp.Extract(this=exp.var("DOW"), expression=moment(ref, dialect)))
 
@@ -175,9 +180,9 @@ def year_label(ref: ColumnRef, dialect: str) -> exp.Expression:
 
 
 def _label(ref: ColumnRef, strftime: str, to_char: str, dialect: str) -> exp.Expression:
-    if dialect == "sqlite":
+    if _text_times(dialect):
         return _call("strftime", _text(strftime), column(ref))
-    if dialect == "postgres":
+    if dialect_of(dialect).to_char:
         return _call("TO_CHAR", moment(ref, dialect), _text(to_char))
     return _call("STRFTIME", moment(ref, dialect), _text(strftime))
 
@@ -188,7 +193,7 @@ def shift(node: exp.Expression, days: int, dialect: str) -> exp.Expression:
     Only days: a month or a year back from 31 March or 29 February is a different day on SQLite (which rolls over)
     than on the others (which clamp), so such dates are computed in Python (`year_before`) and written as literals.
     """
-    if dialect == "sqlite":
+    if _text_times(dialect):
         return _call("date", node, _text(f"{days:+d} days"))
     interval = exp.Interval(this=_text(str(abs(days))), unit=exp.var("DAY"))
     moved = exp.Add(this=node, expression=interval) if days >= 0 else exp.Sub(this=node, expression=interval)
@@ -294,7 +299,7 @@ def percent(part: exp.Expression, whole: exp.Expression) -> exp.Expression:
 
 def rounded(node: exp.Expression, digits: int, dialect: str) -> exp.Expression:
     """ROUND(node, digits); PostgreSQL rounds to digits only a NUMERIC, so the value is cast there."""
-    value = exp.cast(node, exp.DataType.Type.DECIMAL) if dialect == "postgres" else node
+    value = exp.cast(node, exp.DataType.Type.DECIMAL) if dialect_of(dialect).rounds_numeric_only else node
     return exp.Round(this=value, decimals=exp.Literal.number(digits))
 
 

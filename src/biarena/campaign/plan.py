@@ -7,7 +7,8 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from biarena.errors import FormatError, NotFoundError, did_you_mean
+from biarena.errors import FormatError, did_you_mean
+from biarena.text_file import read_named_file
 
 
 class _Strict(BaseModel):
@@ -117,13 +118,7 @@ def load_plan(path: Path) -> Plan:
     """Read and check a plan file; a one-line error says where it is wrong."""
     from biarena.yaml_load import load_yaml
 
-    if not path.is_file():
-        raise NotFoundError(f"plan not found: {path}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise FormatError(f"{path}: cannot read the plan: {' '.join(str(error).split())}") from None
-    data = load_yaml(text, str(path))
+    data = load_yaml(read_named_file(path, "plan"), str(path))
     if not isinstance(data, dict):
         raise FormatError(f"{path}: a plan is a mapping with a 'matrix' (benchmarks, systems, models, scorers, seeds)")
     try:

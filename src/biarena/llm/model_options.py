@@ -24,11 +24,12 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
-from biarena.errors import FormatError, NotFoundError, UsageError, did_you_mean
+from biarena.errors import FormatError, UsageError, did_you_mean
 from biarena.llm.prompt_lookup import DEFAULT_DRAFT
 from biarena.llm.providers import PROVIDERS
 from biarena.llm.redact import is_key_name, redact_text, redact_url, url_key_part
 from biarena.options import Options, parse_option_pairs, validate_options
+from biarena.text_file import read_named_file
 
 MODELS_FILE = "models.yaml"
 """The models file read from the working directory when no `--models FILE` is given."""
@@ -196,13 +197,7 @@ def read_models_file(path: Path) -> dict[str, dict[str, Any]]:
     """A models file: named models, each a mapping of `model: MODEL-STRING` and model options."""
     from biarena.yaml_load import load_yaml
 
-    if not path.is_file():
-        raise NotFoundError(f"models file not found: {path}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise FormatError(f"{path}: cannot read the models file: {' '.join(str(error).split())}") from None
-    data = load_yaml(text, str(path))
+    data = load_yaml(read_named_file(path, "models file"), str(path))
     if data is None:
         return {}
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):

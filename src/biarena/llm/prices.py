@@ -12,7 +12,8 @@ import json
 import math
 from pathlib import Path
 
-from biarena.errors import FormatError, NotFoundError, UsageError
+from biarena.errors import FormatError, UsageError
+from biarena.text_file import read_named_file
 from biarena.yaml_load import load_yaml
 
 PRICE_KINDS = ("prompt", "completion")
@@ -46,12 +47,7 @@ def parse_prices(data: object, source: Path) -> dict[str, dict[str, float]]:
 def load_prices(path: str | Path) -> dict[str, dict[str, float]]:
     """Read a price table from a YAML or JSON file (FormatError names the file and the problem)."""
     source = Path(path)
-    if not source.is_file():
-        raise NotFoundError(f"price table not found: {source}")
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise FormatError(f"{source}: cannot read the price table: {error}") from None
+    text = read_named_file(source, "price table")
     if source.suffix.lower() != ".json":
         return parse_prices(load_yaml(text, str(source)), source)
     try:

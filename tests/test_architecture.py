@@ -44,11 +44,14 @@ def _named_workflows() -> list[str]:
 
 def _workflow(dotted: str) -> object:
     """`package.module.function`, or `package.module` whose function has the module's last name."""
+    module_name, name = dotted.rsplit(".", 1)
     try:
-        module_name, name = dotted.rsplit(".", 1)
-        return getattr(importlib.import_module(f"biarena.{module_name}"), name)
+        found = getattr(importlib.import_module(f"biarena.{module_name}"), name)
     except (ImportError, AttributeError):
-        return getattr(importlib.import_module(f"biarena.{dotted}"), dotted.rsplit(".", 1)[1])
+        found = None
+    if found is None or inspect.ismodule(found):  # the package's attribute is the submodule once it is loaded
+        return getattr(importlib.import_module(f"biarena.{dotted}"), name)
+    return found
 
 
 def test_every_workflow_the_page_names_takes_settings_and_an_event_handler() -> None:

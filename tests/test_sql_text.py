@@ -12,7 +12,7 @@ from biarena.db.sql_text import Literal, Sql, compose, placeholders, qualified, 
 SRC = Path(__file__).resolve().parent.parent / "src" / "biarena"
 
 _STATEMENT = re.compile(r"^\s*(SELECT|INSERT|CREATE|DROP|UPDATE|DELETE|PRAGMA|ALTER|WITH|ATTACH|DETACH)\b", re.I)
-_CLAUSE = re.compile(r"\b(SELECT|FROM|INSERT INTO|CREATE TABLE|CREATE VIEW|DROP TABLE|PRAGMA)\b")
+_CLAUSE = re.compile(r"\b(SELECT|FROM|INSERT INTO|CREATE TABLE|CREATE VIEW|DROP TABLE|PRAGMA|INTO \S+ \(|VALUES \()")
 
 HELPER = "db/sql_text.py"
 

@@ -22,6 +22,11 @@ __all__ = ["MAX_ANSWER_BYTES", "MIGRATIONS", "RunInUse", "RunStore", "recognize_
 
 _SCORES = TypeAdapter(list[Score])
 _TRACE = TypeAdapter(list[TraceEntry])
+_INSERT_ANSWER = {
+    True: "INSERT OR REPLACE INTO answers (question_id, status, body, created_at, try) VALUES (?, ?, ?, ?, ?)",
+    False: "INSERT OR IGNORE INTO answers (question_id, status, body, created_at, try) VALUES (?, ?, ?, ?, ?)",
+}
+"""An answer's row written over the one of its question and try (True), or only where there is none (False)."""
 
 
 class RunStore:
@@ -198,9 +203,8 @@ class RunStore:
                     self.conn.execute(
                         "DELETE FROM results WHERE question_id = ? AND try = ?", (answer.question_id, self.try_number)
                     )
-                verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
                 cursor = self.conn.execute(
-                    f"{verb} INTO answers (question_id, status, body, created_at, try) VALUES (?, ?, ?, ?, ?)",
+                    _INSERT_ANSWER[replace],
                     (answer.question_id, answer.status, body, answer.created_at.isoformat(), self.try_number),
                 )
                 return cursor.rowcount == 1

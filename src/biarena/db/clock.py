@@ -108,7 +108,7 @@ def _anchor_edit(node: exp.Expression, now: datetime, dialect: str) -> Edit | No
     if isinstance(node, CLOCK_NODES):
         kind = "date" if isinstance(node, DATE_NODES) else "time" if isinstance(node, TIME_NODES) else "timestamp"
         return _site(node), lambda: _literal(now, kind, dialect)
-    if dialect_of(dialect).text_times and isinstance(node, _EMPTY_CALLS) and not any(node.args.values()):
+    if isinstance(node, _EMPTY_CALLS) and dialect_of(dialect).text_times and not any(node.args.values()):
         return node, lambda: exp.Anonymous(this=node.sql_name().upper(), expressions=[_stamp(now)])
     if isinstance(node, exp.Anonymous):
         return _call_edit(node, now, dialect)

@@ -118,6 +118,7 @@ def _server_dialect(name: str) -> Dialect:
     return found
 
 
+@cache  # the one registry object (it changes in place); the import statement costs more than the lookup after it
 def _engines() -> Mapping[str, Any]:
     from biarena.db.open_database import ENGINES  # the registry opens databases, which consult their dialect
 

@@ -9,7 +9,6 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import import_module
 from typing import Any
 
 from biarena.db.allowed_functions import DEFAULT_ALLOWED
@@ -82,12 +81,6 @@ class Dialect:
         if self.database is None:
             raise TypeError(f"{self.label} is not opened by an engine of its own")
         return import_target(self.database)
-
-    def file_tools(self) -> Any:
-        """The module biarena reads and writes this engine's files with (`files`)."""
-        if self.files is None:
-            raise TypeError(f"{self.label} files are not read or written by biarena itself")
-        return import_module(self.files)
 
     def __call__(self, path: Any, **settings: Any) -> Any:
         """The database file at `path`, read-only (as its Database class opens it)."""

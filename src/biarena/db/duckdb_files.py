@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from biarena.db.file_tools import Column, Kind, TableShape, TablesRefused
-from biarena.db.sql_text import Sql, compose, placeholders
+from biarena.db.file_tools import Column, Kind, TableShape, TablesRefused, keeping_first
+from biarena.db.sql_text import Sql, compose
 from biarena.errors import FormatError, UsageError
 
 _TYPES: dict[Kind, str] = {
@@ -165,12 +165,7 @@ def write_rows(path: Path, shapes: list[TableShape], tables: dict[str, list[tupl
         for shape in reversed(order):
             conn.execute(compose("DELETE FROM {name}", name=shape.name))
         for shape in order:
-            insert = compose(
-                "INSERT OR IGNORE INTO {name} ({columns}) VALUES ({marks})",
-                name=shape.name,
-                columns=list(shape.columns),
-                marks=placeholders(len(shape.columns)),
-            )
+            insert = keeping_first(shape)
             for row in tables[shape.name]:
                 try:
                     conn.execute(insert, list(row))

@@ -7,12 +7,14 @@ tables read and rewritten for fuzzed neighbours. Each engine that offers this na
 """
 
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
 from biarena.db.dialect import dialect_of, file_engines
 from biarena.db.open_database import file_engine
+from biarena.db.sql_text import Sql, compose, placeholders
 from biarena.errors import UsageError
 
 Kind = Literal["integer", "real", "date", "timestamp", "text"]
@@ -44,6 +46,16 @@ class TableShape:
     """True when another table's foreign key points here: no row is dropped."""
 
 
+def keeping_first(shape: TableShape) -> Sql:
+    """The statement adding a row to the table, keeping the first of rows that clash on a key (either engine)."""
+    return compose(
+        "INSERT OR IGNORE INTO {name} ({columns}) VALUES ({marks})",
+        name=shape.name,
+        columns=list(shape.columns),
+        marks=placeholders(len(shape.columns)),
+    )
+
+
 class TablesRefused(Exception):
     """The engine refused the tables being written into a new file; the message is its reason's first line."""
 
@@ -58,8 +70,7 @@ def engine_tools(engine: str) -> ModuleType:
     found = dialect_of(engine)
     if found.files is None:
         raise UsageError(f"{found.label} files are not read or written by biarena itself")
-    module: ModuleType = found.file_tools()
-    return module
+    return import_module(found.files)
 
 
 def file_tools(path: Path) -> ModuleType:

@@ -9,7 +9,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from biarena.db.file_tools import Column, Kind, TableShape
+from biarena.db.file_tools import Column, Kind, TableShape, keeping_first
 from biarena.db.sql_text import Sql, compose, placeholders
 from biarena.errors import FormatError
 
@@ -33,14 +33,9 @@ def _value(value: Any) -> Any:
     return value
 
 
-def _insert(name: str, columns: list[str]) -> Sql:
-    """The statement adding a row to a table, keeping the first of rows that clash on a key."""
-    return compose(
-        "INSERT OR IGNORE INTO {name} ({columns}) VALUES ({marks})",
-        name=name,
-        columns=list(columns),
-        marks=placeholders(len(columns)),
-    )
+def _read_only(path: Path) -> sqlite3.Connection:
+    """The SQLite file at `path` opened read-only (its name escaped as a URI: `?`, `#` and `%` are no query)."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
 
 
 def write_tables(target: Path, tables: dict[str, list[Column]]) -> None:
@@ -62,7 +57,7 @@ def write_tables(target: Path, tables: dict[str, list[Column]]) -> None:
 def latest_values(path: Path, parses: Callable[[Any], bool]) -> Iterator[tuple[str, Any]]:
     """Each column's latest ISO-looking text that `parses`, as (`table.column`, value), table by table."""
     try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+        with closing(_read_only(path)) as conn:
             tables = [r[0] for r in conn.execute(_TABLES)]
             for table in tables:
                 columns = [r[1] for r in conn.execute(compose("PRAGMA table_info({table})", table=table))]
@@ -131,7 +126,7 @@ def table_shapes(conn: sqlite3.Connection) -> list[TableShape]:
 
 def read_tables(path: Path) -> tuple[list[TableShape], dict[str, list[tuple]]]:
     """The tables of an SQLite file and their rows (in storage order)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = _read_only(path)
     try:
         shapes = table_shapes(conn)
         rows = {}
@@ -152,7 +147,7 @@ def write_rows(path: Path, shapes: list[TableShape], tables: dict[str, list[tupl
         with conn:
             for shape in shapes:
                 conn.execute(compose("DELETE FROM {name}", name=shape.name))
-                conn.executemany(_insert(shape.name, shape.columns), tables[shape.name])
+                conn.executemany(keeping_first(shape), tables[shape.name])
         conn.execute("VACUUM")
     finally:
         conn.close()
@@ -163,7 +158,7 @@ def write_reversed(source: Path, target: Path, shapes: list[TableShape], rows: d
 
     An INTEGER PRIMARY KEY orders a table's rows by itself in SQLite, so the twin declares it INT PRIMARY KEY (the
     same key, kept unique by an index, no longer the row's place)."""
-    conn = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    conn = _read_only(source)
     try:
         schema = conn.execute(
             "SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
@@ -180,7 +175,7 @@ def write_reversed(source: Path, target: Path, shapes: list[TableShape], rows: d
                     sql = re.sub(r"\s+AUTOINCREMENT\b", "", sql, flags=re.IGNORECASE)
                     twin.execute(sql)
             for shape in shapes:
-                twin.executemany(_insert(shape.name, shape.columns), rows[shape.name][::-1])
+                twin.executemany(keeping_first(shape), rows[shape.name][::-1])
             for kind, sql in schema:
                 if kind != "table":
                     twin.execute(sql)

@@ -1,5 +1,5 @@
-"""model_steps: one journaled model step of a generation pipeline, the JSON schema its reply is held to, and the
-pipeline that asks such steps and counts what each one kept and dropped."""
+"""model_steps: the pipeline of journaled model steps a generation runs (each asked once, counted as it keeps and
+drops), and the JSON schema a step's reply is held to."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,35 +17,6 @@ STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
 def object_schema(properties: dict[str, Any]) -> dict[str, Any]:
     """The JSON schema of an object holding every one of `properties`, in their order."""
     return {"type": "object", "properties": properties, "required": list(properties)}
-
-
-def ask_step(
-    work: WorkDir,
-    budget: CallBudget,
-    key: str,
-    model: Model,
-    *,
-    system: str,
-    prompt: str,
-    schema: dict[str, Any],
-    max_tokens: int,
-) -> dict[str, Any]:
-    """Step `key` asked of `model` (system and user message) once: `{"reply": parsed}`, or `{"error": ...}`.
-
-    A finished step is read back from the journal; an invalid reply is journaled as the step's error, but a failing
-    server is not the model's answer, so it is not journaled and a re-run asks again.
-    """
-    if work.done(key):
-        return work.get(key)
-    budget.check()
-    chat = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-    try:
-        value = {"reply": model.chat(chat, schema=schema, max_tokens=max_tokens).parsed}
-    except StructuredOutputError as error:
-        value = {"error": str(error)}
-    except ModelError as error:
-        return {"error": str(error)}
-    return work.put(key, value)
 
 
 Say = Callable[[str], None]
@@ -92,10 +63,22 @@ class StepPipeline:
         self.counts = {step: StepCount() for step in steps}
 
     def ask(self, key: str, model: Model, system: str, prompt: str, schema: dict, max_tokens: int) -> dict[str, Any]:
-        """One journaled model step: its parsed reply, or {"error": ...} when the reply stayed invalid."""
-        return ask_step(
-            self.work, self.budget, key, model, system=system, prompt=prompt, schema=schema, max_tokens=max_tokens
-        )
+        """Step `key` asked of `model` (system and user message) once: `{"reply": parsed}`, or `{"error": ...}`.
+
+        A finished step is read back from the journal; an invalid reply is journaled as the step's error, but a
+        failing server is not the model's answer, so it is not journaled and a re-run asks again.
+        """
+        if self.work.done(key):
+            return self.work.get(key)
+        self.budget.check()
+        chat = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        try:
+            value = {"reply": model.chat(chat, schema=schema, max_tokens=max_tokens).parsed}
+        except StructuredOutputError as error:
+            value = {"error": str(error)}
+        except ModelError as error:
+            return {"error": str(error)}
+        return self.work.put(key, value)
 
     def step_counts(self) -> dict[str, dict[str, Any]]:
         """Each step's counts for pipeline.json, in the steps' order."""

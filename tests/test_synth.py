@@ -2,6 +2,7 @@
 
 import hashlib
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -203,6 +204,20 @@ def test_verify_catches_tampering(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "FAILED rule 'low_score_triggers_consultation'" in result.stderr
     assert "FAILED foreign key 'customer.city_id -> city.city_id'" in result.stderr
+
+
+def test_a_table_missing_from_the_output_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    folder, path = tmp_path / "p", tmp_path / "s.db"
+    generate(vertical_spec("app_store"), folder, scale=0.02, seed=1, fmt="parquet")
+    generate(vertical_spec("app_store"), path, scale=0.02, seed=1)
+    (folder / "app_tag.parquet").unlink()
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("DROP TABLE app_tag")
+    for where in (folder, path):
+        result = biarena("synth", "verify", where)
+        expected = f"error: {where}: the spec's table 'app_tag' is missing from it\n"
+        assert (result.returncode, result.stderr) == (2, expected)
 
 
 def test_an_interrupted_generation_leaves_the_old_output(tmp_path: Path) -> None:

@@ -61,6 +61,12 @@ class Output:
         """All rows of a query."""
         return self.conn.execute(sql, params).fetchall()
 
+    def tables(self) -> set[str]:
+        """The names of the tables (and, on Parquet, the views over its files) the output holds."""
+        if self.format == "sqlite":
+            return {r[0] for r in self.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+        return {r[0] for r in self.query("SELECT table_name FROM information_schema.tables")}
+
     def close(self) -> None:
         """Release the connection."""
         self.conn.close()

@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 from biarena.db.sql_text import Literal, Sql, compose
+from biarena.errors import FormatError
 from biarena.synth.calendar import active_days, days, density
 from biarena.synth.check import Check, count_check, day_text, left_out, outside_events, scalar
 from biarena.synth.generator import stored_spec
@@ -157,6 +158,10 @@ def verify(path: str | Path) -> list[Check]:
     database = Path(path)
     spec, _ = stored_spec(database)
     with open_output(database) as conn:
+        held = conn.tables()
+        missing = [name for name in spec.tables if name not in held]
+        if missing:
+            raise FormatError(f"{database}: the spec's table '{missing[0]}' is missing from it")
         return [
             *_foreign_keys(conn, spec),
             *relation_checks(conn, spec),

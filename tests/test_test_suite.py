@@ -161,6 +161,42 @@ def test_score_contract_and_suite_on_the_command_line(tmp_path: Path, home: Path
     assert bad.returncode == 2 and "unknown contract 'brid'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_a_duckdb_table_that_refers_to_itself_gets_neighbours(tmp_path: Path, home: Path) -> None:
+    """DuckDB cannot empty a table whose rows refer to each other: the neighbours are written without foreign keys."""
+    import duckdb
+
+    path = tmp_path / "staff.db"  # a DuckDB file, whatever its name says
+    with duckdb.connect(str(path)) as conn:
+        conn.execute("CREATE TABLE city (city_id INTEGER PRIMARY KEY, name TEXT NOT NULL, population INTEGER)")
+        conn.execute(
+            "CREATE TABLE employee (id INTEGER PRIMARY KEY, boss INTEGER REFERENCES employee (id), "
+            "city_id INTEGER REFERENCES city (city_id))"
+        )
+        conn.execute("CREATE VIEW big AS SELECT * FROM city WHERE population > 1000000")
+        cities = [(1, "Dublin", 592000), (2, "London", 8900000), (3, "Paris", 2100000), (4, "Munich", 1500000)]
+        conn.executemany("INSERT INTO city VALUES (?, ?, ?)", cities)
+        for row in [(1, None, 1), (2, 1, 2), (3, 2, 3), (4, 2, 4)]:
+            conn.execute("INSERT INTO employee VALUES (?, ?, ?)", row)
+    question = Question(id="q", text="Big cities?", database="staff", gold_sql=[GOLD])
+    bench = Benchmark(
+        name="staff", databases={"staff": DatabaseRef(path=str(path), dialect="duckdb")}, questions=[question]
+    )
+    bench = load_benchmark(save_benchmark(bench, tmp_path / "bench"))
+    context = ScoringContext(bench, DatabasePool(bench))
+    try:
+        score = _value("test_suite_accuracy", question, GOLD, context, k=3)
+        assert (score.value, score.sub_scores.get("error")) == (1.0, None), score.rationale
+        assert _value("test_suite_accuracy", question, LUCKY, context, k=3).value == 0.0
+        suite = suite_for(bench, context.databases, 3)
+        for neighbour in suite.neighbours:
+            with duckdb.connect(neighbour.databases["staff"], read_only=True) as conn:
+                assert conn.execute("SELECT count(*) FROM big").fetchone()[0] >= 0  # the view is there
+                ids = {row[0] for row in conn.execute("SELECT city_id FROM city").fetchall()}
+                assert {row[0] for row in conn.execute("SELECT city_id FROM employee").fetchall()} <= ids | {None}
+    finally:
+        context.databases.close()
+
+
 def test_a_wrong_literal_fails_the_suite_on_a_fuzzed_duckdb_database(tmp_path: Path, home: Path) -> None:
     import duckdb
 

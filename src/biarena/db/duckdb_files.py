@@ -156,24 +156,73 @@ def read_tables(path: Path) -> tuple[list[TableShape], dict[str, list[tuple]]]:
 
 
 def write_rows(path: Path, shapes: list[TableShape], tables: dict[str, list[tuple]]) -> None:
-    """Replace the rows of a DuckDB file's tables: children emptied first, parents filled first (foreign keys); a
-    row a constraint refuses is left out."""
-    order = [s for s in shapes if s.referenced] + [s for s in shapes if not s.referenced]
+    """Write the DuckDB file at `path` (a copy of the database) again, holding `tables`' rows: each table with its
+    columns, their types, NOT NULL and its primary key, then its views; a row a constraint refuses is left out.
+
+    Foreign keys are left out: DuckDB checks them row by row, cannot empty a table whose rows another row refers to
+    (its own rows included), and a neighbour is only ever queried."""
     duckdb = _duckdb("writing DuckDB databases needs")
+    with duckdb.connect(str(path), read_only=True) as conn:
+        columns = {
+            shape.name: conn.execute(
+                "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+                "WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
+                [shape.name],
+            ).fetchall()
+            for shape in shapes
+        }
+        views = [row[0] for row in conn.execute("SELECT sql FROM duckdb_views() WHERE NOT internal").fetchall()]
+    path.unlink()
     conn = duckdb.connect(str(path))
     try:
-        for shape in reversed(order):
-            conn.execute(compose("DELETE FROM {name}", name=shape.name))
-        for shape in order:
-            insert = keeping_first(shape)
-            for row in tables[shape.name]:
-                try:
-                    conn.execute(insert, list(row))
-                except duckdb.Error:
-                    continue  # a row a constraint refuses is left out
+        for shape in shapes:
+            spec = [
+                compose("{column} {kind}", column=name, kind=Sql(kind + (" NOT NULL" if nullable == "NO" else "")))
+                for name, kind, nullable in columns[shape.name]
+            ]
+            if shape.primary:
+                keys = [name for name, _, _ in columns[shape.name] if name in shape.primary]
+                spec.append(compose("PRIMARY KEY ({keys})", keys=keys))
+            conn.execute(compose("CREATE TABLE {name} ({spec})", name=shape.name, spec=spec))
+            _insert_rows(duckdb, conn, shape, tables[shape.name])
+        for view in views:
+            conn.execute(view)
         conn.execute("CHECKPOINT")
     finally:
         conn.close()
+
+
+def _insert_rows(duckdb: Any, conn: Any, shape: TableShape, rows: list[tuple]) -> None:
+    """Add `rows` to the table in their order, keeping the first of rows that clash on the primary key: all at once
+    from a data frame (DuckDB casts each column to the table's type), else one by one, leaving out a row a constraint
+    refuses (a statement a row is slow in DuckDB)."""
+    import pandas as pd
+
+    if shape.primary:
+        at = [shape.columns.index(name) for name in shape.columns if name in shape.primary]
+        first: dict[tuple, tuple] = {}
+        for row in rows:
+            first.setdefault(tuple(row[i] for i in at), row)
+        rows = list(first.values())
+    frame = pd.DataFrame(
+        [list(row) for row in rows], columns=[f"c{i}" for i in range(len(shape.columns))], dtype=object
+    )
+    conn.register("fuzzed_rows", frame)
+    try:
+        conn.execute("BEGIN")
+        conn.execute(compose("INSERT INTO {name} SELECT * FROM fuzzed_rows", name=shape.name))
+        conn.execute("COMMIT")
+        return
+    except duckdb.Error:
+        conn.execute("ROLLBACK")
+    finally:
+        conn.unregister("fuzzed_rows")
+    insert = keeping_first(shape)
+    for row in rows:
+        try:
+            conn.execute(insert, list(row))
+        except duckdb.Error:
+            continue
 
 
 def write_reversed(source: Path, target: Path, shapes: list[TableShape], rows: dict[str, list[tuple]]) -> None:
